@@ -1,0 +1,545 @@
+"""A game of Clans in progress: the position, the legal moves, and applying them.
+
+>>> from pbem.rules.board import Board
+>>> board = Board.from_data({"territories": [
+...     {"id": 1, "terrain": "forest", "neighbours": [2]},
+...     {"id": 2, "terrain": "steppe", "neighbours": [1, 3]},
+...     {"id": 3, "terrain": "steppe", "neighbours": [2]}]})
+>>> game = Game(board, ["ann", "bob"], {1: ["blue", "blue", "blue", "red", "yellow"], 2: ["green"], 3: ["red"]})
+>>> [str(m) for m in game.legal_moves()]
+['1-2', '2-1', '2-3', '3-2']
+>>> game.founding(Move(2, 1))
+(1, 3)
+>>> [(v.territory, v.points, v.clans) for v in game.push(Move(2, 1))]
+[(1, 7, ('blue', 'green', 'red', 'yellow')), (3, 1, ('red',))]
+>>> game.is_over(), game.end, game.outcome().winners
+(True, 'no-legal-move', ('ann',))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from random import Random
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+
+from . import errors
+from .board import Board
+from .move import Move
+from .tables import (
+    BIG_GROUP,
+    CLAN_INDEX,
+    CLANS,
+    VILLAGE_CHIPS,
+    epoch_of_village,
+    village_value,
+)
+
+_NCLANS = len(CLANS)
+_FIELD = 16  # bits per clan in a packed territory
+_FIELD_MASK = (1 << _FIELD) - 1
+_SHIFT = 10  # a pair code is source << _SHIFT | target (boards have < 1024 territories)
+_MASK = (1 << _SHIFT) - 1
+
+
+def _unpack(packed: int) -> dict[str, int]:
+    out = {}
+    for c in CLANS:
+        k = packed & _FIELD_MASK
+        if k:
+            out[c] = k
+        packed >>= _FIELD
+    return out
+
+
+@dataclass(frozen=True)
+class Village:
+    """A founded village, as it was valued."""
+
+    number: int
+    territory: int
+    epoch: int
+    founder: int
+    terrain: str
+    huts: Mapping[str, int]
+    removed: Mapping[str, int]
+    clans: tuple[str, ...]
+    points: int
+
+
+class Played(NamedTuple):
+    """One move of the history: who played it, and the order of the villages it
+    founded as the mover chose it (``order`` is empty when it founded none)."""
+
+    ply: int
+    seat: int
+    move: Move
+    order: tuple[int, ...]
+    villages: tuple[int, ...]
+    explicit_order: bool = False
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended."""
+
+    end: str
+    final_scores: tuple[int, ...]
+    winners: tuple[str, ...]
+    clans: tuple[str | None, ...]
+
+
+class Game:
+    """A mutable position with its history, in the manner of ``chess.Board``:
+    :meth:`push` applies a move, :meth:`legal_moves` generates them.
+
+    Inside, territories are dense indices and occupancy is a bit mask, so that
+    random playouts run fast.
+    """
+
+    def __init__(
+        self,
+        board: Board,
+        players: Sequence[str],
+        setup: Mapping[int, Sequence[str]],
+        *,
+        clans: Sequence[str | None] | None = None,
+        first: int = 0,
+    ) -> None:
+        n = len(board)
+        self.board = board
+        self.players: tuple[str, ...] = tuple(players)
+        self.clans: tuple[str | None, ...] = (
+            tuple(clans) if clans is not None else (None,) * len(self.players)
+        )
+        self.first = first
+        self.setup: dict[int, tuple[str, ...]] = {}
+        position: dict[int, dict[str, int]] = {}
+        for tid, huts in setup.items():
+            if tid not in board.index:
+                raise errors.InvalidRecord(f"set-up: territory {tid} is not on the board")
+            for clan in huts:
+                if clan not in CLAN_INDEX:
+                    raise errors.InvalidRecord(f"set-up: {clan!r} on {tid} is not a clan")
+            if huts:
+                self.setup[tid] = tuple(huts)
+                position[tid] = {c: list(huts).count(c) for c in CLANS if c in huts}
+        self._load_position(position)
+        lonely = self._occ & ~self._live
+        if lonely:
+            raise errors.InvalidRecord(
+                f"set-up: territory {board.ids_of(lonely)[0]} is occupied but has no occupied neighbour"
+            )
+        self.villages: list[Village] = []
+        self.clan_scores = [0] * _NCLANS
+        self.chips = [0] * len(self.players)
+        self.history: list[Played] = []
+        self.end: str | None = None if self._live else "no-legal-move"
+
+    def _load_position(self, position: Mapping[int, Mapping[str, int]]) -> None:
+        """Set the engine's arrays from ``{territory: {clan: huts}}``."""
+        board = self.board
+        n = len(board)
+        nbr = board.neighbour_masks
+        self._counts = [0] * n
+        # Huts by clan packed into one int per territory, a 16-bit field per
+        # clan, so that moving a group is a single addition.
+        self._packed = [0] * n
+        totals = [0] * _NCLANS
+        occ = 0
+        for tid, by_clan in position.items():
+            i = board.index[tid]
+            for clan, k in by_clan.items():
+                c = CLAN_INDEX[clan]
+                totals[c] += k
+                self._packed[i] += k << (_FIELD * c)
+                self._counts[i] += k
+            if self._counts[i]:
+                occ |= 1 << i
+        if max(totals) >= 1 << _FIELD:
+            raise errors.InvalidRecord("set-up: too many huts")
+        self._occ = occ
+        # "live": occupied territories with an occupied neighbour.  A legal move
+        # exists exactly when this is non-zero (the smaller group can always join
+        # the bigger), and the territories a move drops from it become villages.
+        self._live = 0
+        # Every ordered pair of adjacent occupied territories, kept incrementally
+        # with each pair's slot, so that a uniformly random legal move costs O(1).
+        # The 7-or-more rule is checked when pairs are read.
+        self._pairs: list[int] = []
+        self._slot: dict[int, int] = {}
+        for i in range(n):
+            if occ >> i & 1:
+                m = nbr[i] & occ
+                if m:
+                    self._live |= 1 << i
+                while m:
+                    low = m & -m
+                    m ^= low
+                    code = i << _SHIFT | (low.bit_length() - 1)
+                    self._slot[code] = len(self._pairs)
+                    self._pairs.append(code)
+
+    # -- reading the position -------------------------------------------------
+
+    @property
+    def ply(self) -> int:
+        """The number of moves played."""
+        return len(self.history)
+
+    @property
+    def turn(self) -> int | None:
+        """The seat to move, or ``None`` once the game is over."""
+        if self.end is not None:
+            return None
+        return (self.first + len(self.history)) % len(self.players)
+
+    @property
+    def epoch(self) -> int:
+        """The epoch of the next village; once over, that of the last one (1 if none)."""
+        if self.end is not None:
+            return epoch_of_village(len(self.villages)) if self.villages else 1
+        return epoch_of_village(len(self.villages) + 1)
+
+    def is_over(self) -> bool:
+        return self.end is not None
+
+    def huts(self, territory: int) -> dict[str, int]:
+        """The huts on a territory by clan (clans with none left out)."""
+        return _unpack(self._packed[self.board.index[territory]])
+
+    def count(self, territory: int) -> int:
+        return self._counts[self.board.index[territory]]
+
+    def occupied(self) -> list[int]:
+        return self.board.ids_of(self._occ)
+
+    def position(self) -> dict[int, dict[str, int]]:
+        """Every non-empty territory with its huts by clan."""
+        return {tid: self.huts(tid) for tid in self.occupied()}
+
+    def scores(self) -> dict[str, int]:
+        return dict(zip(CLANS, self.clan_scores))
+
+    # -- moves -----------------------------------------------------------------
+
+    def legal_moves(self) -> Iterator[Move]:
+        """Every legal move, by source then target in board order (no move
+        depends on whose turn it is).  This is the one source of legal moves."""
+        if self.end is not None:
+            return
+        ids = self.board.ids
+        for code in sorted(self._legal_codes()):
+            yield Move(ids[code >> _SHIFT], ids[code & _MASK])
+
+    def _legal_codes(self) -> list[int]:
+        counts = self._counts
+        out = []
+        for code in self._pairs:
+            s, t = code >> _SHIFT, code & _MASK
+            if counts[s] < BIG_GROUP or counts[t] >= counts[s]:
+                out.append(code)
+        return out
+
+    def random_move(self, rng: Random) -> Move | None:
+        """A uniformly random legal move (``None`` once the game is over)."""
+        code = self._random_code(rng)
+        if code is None:
+            return None
+        return Move(self.board.ids[code >> _SHIFT], self.board.ids[code & _MASK])
+
+    def _random_code(self, rng: Random) -> int | None:
+        pairs, counts = self._pairs, self._counts
+        if self.end is not None or not pairs:
+            return None
+        uniform = rng.random
+        # Rejection keeps the choice uniform over legal moves; illegal pairs
+        # (a big group facing a smaller one) are rare, and one legal pair always
+        # exists while any pair does.
+        while True:
+            code = pairs[int(uniform() * len(pairs))]
+            s = code >> _SHIFT
+            if counts[s] < BIG_GROUP or counts[code & _MASK] >= counts[s]:
+                return code
+
+    def is_legal(self, move: Move) -> bool:
+        try:
+            self.check(move)
+        except errors.IllegalMove:
+            return False
+        return True
+
+    def check(self, move: Move, order: Sequence[int] | None = None) -> tuple[int, ...]:
+        """Refuse ``move`` with the first failing check of ``record.md``'s table,
+        or return the villages it would found, in the order they would be taken."""
+        text = str(move)
+        where = f"at ply {self.ply}"
+        if self.end is not None:
+            raise errors.GameOver(f"{text}: the game is over ({self.end})", move=text)
+        index = self.board.index
+        s, t = index.get(move.source), index.get(move.target)
+        if s is None or t is None:
+            unknown = move.source if s is None else move.target
+            raise errors.UnknownTerritory(f"{text}: there is no territory {unknown} on this board", move=text)
+        counts = self._counts
+        if not counts[s]:
+            raise errors.EmptySource(f"{text}: territory {move.source} has no huts to move {where}", move=text)
+        if not self.board.neighbour_masks[s] >> t & 1:
+            raise errors.NotAdjacent(f"{text}: territory {move.target} does not border {move.source}", move=text)
+        if not counts[t]:
+            raise errors.EmptyTarget(f"{text}: territory {move.target} is empty {where}; huts may only join huts", move=text)
+        if counts[s] >= BIG_GROUP and counts[t] < counts[s]:
+            raise errors.ImmovableGroup(
+                f"{text}: {counts[s]} huts on {move.source} may only move into a group at least as big, "
+                f"and {move.target} has {counts[t]}",
+                move=text,
+            )
+        founded = self._founding(s, t)
+        if order is None:
+            return founded
+        order = tuple(order)
+        if sorted(order) != list(founded):
+            raise errors.BadOrder(
+                f"{text}: the order must list exactly the villages this move founds "
+                f"({', '.join(map(str, founded)) or 'none'}), not {list(order)}",
+                move=text,
+            )
+        return order
+
+    def founding(self, move: Move) -> tuple[int, ...]:
+        """The villages a legal ``move`` would found, in ascending territory id
+        (the default order); raises like :meth:`check` if it is not legal."""
+        return self.check(move)
+
+    def _founding(self, s: int, t: int) -> tuple[int, ...]:
+        nbr = self.board.neighbour_masks
+        occ = self._occ & ~(1 << s)
+        cand = (nbr[s] & occ) | (1 << t)
+        found = []
+        while cand:
+            low = cand & -cand
+            i = low.bit_length() - 1
+            cand ^= low
+            if not nbr[i] & occ:
+                found.append(self.board.ids[i])
+        if len(found) > 1:
+            found.sort()
+        return tuple(found)
+
+    def push(self, move: Move, order: Sequence[int] | None = None) -> list[Village]:
+        """Play ``move`` for the seat to move; ``order`` is the mover's order of the
+        villages it founds (default: ascending territory id).  Returns the
+        villages founded, in order."""
+        taken = self.check(move, order)
+        index = self.board.index
+        return self._apply(index[move.source], index[move.target], taken, order is not None)
+
+    def push_text(self, text: str, order: Sequence[int] | None = None, *, strict: bool = True) -> list[Village]:
+        return self.push(Move.parse(text, strict=strict), order)
+
+    def _apply(self, s: int, t: int, order: Sequence[int], explicit: bool) -> list[Village]:
+        seat = (self.first + len(self.history)) % len(self.players)
+        counts, packed = self._counts, self._packed
+        counts[t] += counts[s]
+        counts[s] = 0
+        packed[t] += packed[s]
+        packed[s] = 0
+        nbr = self.board.neighbour_masks
+        old = self._occ
+        occ = old & ~(1 << s)
+        self._occ = occ
+        # Drop every pair that involves the emptied territory.
+        pairs, slot = self._pairs, self._slot
+        take, drop = slot.pop, pairs.pop
+        m = nbr[s] & old
+        high = s << _SHIFT
+        while m:
+            low = m & -m
+            m ^= low
+            u = low.bit_length() - 1
+            code = high | u
+            k = take(code)
+            last = drop()
+            if last != code:
+                pairs[k] = last
+                slot[last] = k
+            code = u << _SHIFT | s
+            k = take(code)
+            last = drop()
+            if last != code:
+                pairs[k] = last
+                slot[last] = k
+        live = self._live & ~(1 << s)
+        touched = (nbr[s] & occ) | (1 << t)
+        while touched:
+            low = touched & -touched
+            touched ^= low
+            if not nbr[low.bit_length() - 1] & occ:
+                live &= ~low
+        self._live = live
+        founded = []
+        if order:
+            index = self.board.index
+            for tid in order:
+                v = self._found(index[tid], seat)
+                if v is not None:
+                    founded.append(v)
+        self.history.append(
+            Played(len(self.history), seat, Move(self.board.ids[s], self.board.ids[t]),
+                   tuple(order), tuple(v.number for v in founded), explicit)
+        )
+        if len(self.villages) >= VILLAGE_CHIPS:
+            self.end = "twelfth-village"
+        elif not live:
+            self.end = "no-legal-move"
+        return founded
+
+    def _found(self, i: int, seat: int) -> Village | None:
+        if len(self.villages) >= VILLAGE_CHIPS:
+            return None  # past the 12th: not a village, scores nothing
+        number = len(self.villages) + 1
+        epoch = epoch_of_village(number)
+        before = _unpack(self._packed[i])
+        removed: dict[str, int] = {}
+        if len(before) == _NCLANS:
+            removed = {c: 1 for c, k in before.items() if k == 1}
+            for c in removed:
+                self._packed[i] -= 1 << (_FIELD * CLAN_INDEX[c])
+            self._counts[i] -= len(removed)
+            if not self._counts[i]:
+                self._occ &= ~(1 << i)
+        terrain = self.board.terrains[i]
+        points = village_value(self._counts[i], terrain, epoch)
+        present = [c for c in before if c not in removed]
+        for c in present:
+            self.clan_scores[CLAN_INDEX[c]] += points
+        self.chips[seat] += 1
+        village = Village(
+            number=number,
+            territory=self.board.ids[i],
+            epoch=epoch,
+            founder=seat,
+            terrain=terrain,
+            huts=before,
+            removed=removed,
+            clans=tuple(sorted(present)),
+            points=points,
+        )
+        self.villages.append(village)
+        return village
+
+    # -- the end -------------------------------------------------------------------
+
+    def final_scores(self) -> tuple[int, ...] | None:
+        """Clan score plus chips for each seat, once over and clans are known."""
+        if self.end is None or any(c is None for c in self.clans):
+            return None
+        return tuple(
+            self.clan_scores[CLAN_INDEX[c]] + chips  # type: ignore[index]
+            for c, chips in zip(self.clans, self.chips)
+        )
+
+    def outcome(self) -> Outcome | None:
+        """The final scores and winners (equal highest share the win), or ``None``."""
+        finals = self.final_scores()
+        if finals is None or self.end is None:
+            return None
+        best = max(finals)
+        return Outcome(
+            end=self.end,
+            final_scores=finals,
+            winners=tuple(p for p, f in zip(self.players, finals) if f == best),
+            clans=self.clans,
+        )
+
+    # -- copies ---------------------------------------------------------------------
+
+    def copy(self) -> "Game":
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._counts = self._counts[:]
+        other._packed = self._packed[:]
+        other._pairs = self._pairs[:]
+        other._slot = self._slot.copy()
+        other.villages = self.villages[:]
+        other.clan_scores = self.clan_scores[:]
+        other.chips = self.chips[:]
+        other.history = self.history[:]
+        return other
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.board.name} players={list(self.players)} ply={self.ply} "
+                f"villages={len(self.villages)} end={self.end!r}>")
+
+    # -- serialisation -----------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """A snapshot that :meth:`from_json` restores without replaying the moves."""
+        return {
+            "format": "clans-state/1",
+            "board": self.board.to_data(),
+            "players": list(self.players),
+            "clans": list(self.clans),
+            "first": self.first,
+            "setup": {str(k): list(v) for k, v in self.setup.items()},
+            "huts": {str(tid): h for tid, h in self.position().items()},
+            "villages": [_village_json(v) for v in self.villages],
+            "clan_scores": list(self.clan_scores),
+            "chips": list(self.chips),
+            "history": [
+                {"seat": p.seat, "move": str(p.move), "order": list(p.order),
+                 "villages": list(p.villages), "explicit": p.explicit_order}
+                for p in self.history
+            ],
+            "end": self.end,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Game":
+        from .board import load_board
+
+        if data.get("format") != "clans-state/1":
+            raise errors.InvalidRecord("state: not a clans-state/1 snapshot")
+        board = load_board(data["board"])
+        setup = {int(k): v for k, v in data["setup"].items()}
+        game = cls(board, data["players"], setup, clans=data["clans"], first=data["first"])
+        game._load_position({int(k): v for k, v in data["huts"].items()})
+        game.villages = [
+            Village(v["number"], v["territory"], v["epoch"], v["founder"], v["terrain"],
+                    dict(v["huts"]), dict(v["removed"]), tuple(v["clans"]), v["points"])
+            for v in data["villages"]
+        ]
+        game.clan_scores = list(data["clan_scores"])
+        game.chips = list(data["chips"])
+        game.history = [
+            Played(i, h["seat"], Move.parse(h["move"]), tuple(h["order"]), tuple(h["villages"]),
+                   bool(h.get("explicit")))
+            for i, h in enumerate(data["history"])
+        ]
+        game.end = data["end"]
+        return game
+
+
+def _village_json(v: Village) -> dict[str, Any]:
+    return {
+        "number": v.number,
+        "territory": v.territory,
+        "epoch": v.epoch,
+        "founder": v.founder,
+        "terrain": v.terrain,
+        "huts": dict(v.huts),
+        "removed": dict(v.removed),
+        "clans": list(v.clans),
+        "points": v.points,
+    }
+
+
+def village_json(v: Village, players: Sequence[str]) -> dict[str, Any]:
+    """A village as ``record.md``'s result shows it (founder by name)."""
+    out = _village_json(v)
+    out["founder"] = players[v.founder]
+    return out
+
+
+def setup_from_counts(position: Iterable[tuple[int, Mapping[str, int]]]) -> dict[int, list[str]]:
+    """Turn ``{territory: {clan: n}}`` into the set-up's list-of-huts form."""
+    return {tid: [c for c in CLANS for _ in range(by_clan.get(c, 0))] for tid, by_clan in position}

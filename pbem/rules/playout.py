@@ -1,0 +1,56 @@
+"""Random playouts: the rules' throughput benchmark and a source of test games."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from .deal import deal_game
+from .game import Game
+
+PLAYERS = ("ann", "bob", "cid")
+
+
+def random_game(rng: random.Random, players: tuple[str, ...] = PLAYERS) -> Game:
+    """Deal a classic game and play uniformly random legal moves to the end."""
+    game = deal_game(players, rng).game()
+    play_randomly(game, rng)
+    return game
+
+
+def play_randomly(game: Game, rng: random.Random) -> None:
+    """Play uniformly random legal moves (default village order) until the end."""
+    pick, founding, apply = game._random_code, game._founding, game._apply
+    while game.end is None:
+        code = pick(rng)
+        assert code is not None
+        s, t = code >> 10, code & 1023
+        apply(s, t, founding(s, t), False)
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    playouts: int
+    seconds: float
+    moves: int
+
+    @property
+    def per_second(self) -> float:
+        return self.playouts / self.seconds
+
+
+def bench_playouts(seconds: float = 3.0, seed: int = 1) -> BenchResult:
+    """Play random full games on the classic board for about ``seconds``."""
+    rng = random.Random(seed)
+    starts = [deal_game(PLAYERS, rng).game() for _ in range(64)]
+    start = time.perf_counter()
+    n = moves = 0
+    while True:
+        game = starts[n % len(starts)].copy()
+        play_randomly(game, rng)
+        n += 1
+        moves += game.ply
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return BenchResult(n, elapsed, moves)
