@@ -111,7 +111,7 @@ class Board:
             if not isinstance(t, dict):
                 raise InvalidBoard(f"board: territory #{n} is not an object")
             tid = t.get("id")
-            if not _is_id(tid):
+            if not isinstance(tid, int) or not _is_id(tid):
                 raise InvalidBoard(f"board: territory #{n} has id {tid!r}, not a positive integer")
             if t.get("terrain") not in TERRAINS:
                 raise InvalidBoard(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from dataclasses import dataclass
 
@@ -54,3 +55,39 @@ def bench_playouts(seconds: float = 3.0, seed: int = 1) -> BenchResult:
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             return BenchResult(n, elapsed, moves)
+
+
+@dataclass(frozen=True)
+class MatchStats:
+    games: int
+    wins: int
+    median_ms: float
+    max_ms: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games
+
+
+def autopilot_match(games: int = 400, seed: int = 1) -> MatchStats:
+    """Two-player games, the autopilot against a random mover; either may
+    starts (the first player is drawn at random).  A win is a strictly higher final score."""
+    from .bots import choose_move
+
+    rng = random.Random(seed)
+    wins = 0
+    times: list[float] = []
+    for n in range(games):
+        game = deal_game(("autopilot", "random"), rng).game()
+        while game.end is None:
+            if game.turn == 0:
+                start = time.perf_counter()
+                move, order = choose_move(game, rng)
+                times.append(time.perf_counter() - start)
+            else:
+                move, order = game.random_move(rng), None  # type: ignore[assignment]
+            game.push(move, order)
+        finals = game.final_scores()
+        assert finals is not None
+        wins += finals[0] > finals[1]
+    return MatchStats(games, wins, statistics.median(times) * 1000, max(times) * 1000)

@@ -70,9 +70,11 @@ LAST_MOVE_HALO = "#ffffff"
 SELECTED = "#00e5ff"
 TARGET = "#ffffff"
 
-VILLAGE_FILL = "#fff3d1"
-VILLAGE_EDGE = "#8a5a00"
-VILLAGE_TEXT = "#3a2600"
+VILLAGE_FILL = "#4a2c0a"
+VILLAGE_EDGE = "#fff3d1"
+VILLAGE_TEXT = "#fff3d1"
+#: The outline of a village's territory.
+VILLAGE_OUTLINE = "#4a2c0a"
 
 # --------------------------------------------------------------------------------------
 # Geometry, in board units (the classic board is 1000 x 700).
@@ -85,8 +87,8 @@ TOKEN_FONT = 17.0
 NUMBER_FONT = 15.0
 NUMBER_LINE = 16.0
 LINE_GAP = 3.0
-BADGE_FONT = 12.0
-BADGE_H = 17.0
+BADGE_FONT = 13.0
+BADGE_H = 19.0
 BADGE_PAD = 5.0
 BADGE_GAP = 4.0
 #: Rough advance width of a character, as a fraction of the font size.
@@ -94,13 +96,16 @@ CHAR_EM = 0.6
 BORDER_W = 1.2
 RIVER_W = 4.5
 HIGHLIGHT_W = 5.0
+VILLAGE_W = 3.0
+#: Label blocks are kept this far inside the board's edges.
+EDGE_MARGIN = 2.0
 SELECTED_W = 6.0
 TARGET_W = 4.0
-ARROW_W = 5.5
-ARROW_HALO_W = 3.0
-ARROW_HEAD_LEN = 18.0
-ARROW_HEAD_W = 20.0
-ARROW_CLEARANCE = 3.0
+ARROW_W = 7.0
+ARROW_HALO_W = 2.5
+ARROW_HEAD_LEN = 22.0
+ARROW_HEAD_W = 26.0
+ARROW_CLEARANCE = 4.0
 
 FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 
@@ -361,12 +366,39 @@ def _rows(n: int) -> list[int]:
 
 
 def label_layout(
-    shape: Shape, huts: Sequence[tuple[str, int]], village: VillageMark | None
+    shape: Shape,
+    huts: Sequence[tuple[str, int]],
+    village: VillageMark | None,
+    bounds: Point | None = None,
 ) -> LabelLayout:
     """Lay out a territory's label block, centred on its label point: the number
-    (with the village badge beside it) above rows of hut tokens."""
+    (with the village badge beside it) above rows of hut tokens; the block is moved
+    inside ``bounds`` (the board size) if it would stick out."""
     lx, ly = shape.label
-    number = str(shape.id)
+    unshifted = _label_layout(shape.id, (lx, ly), huts, village)
+    if bounds is None:
+        return unshifted
+    x0, y0, x1, y1 = unshifted.box
+    dx = _nudge(x0, x1, bounds[0])
+    dy = _nudge(y0, y1, bounds[1])
+    if not dx and not dy:
+        return unshifted
+    return _label_layout(shape.id, (lx + dx, ly + dy), huts, village)
+
+
+def _nudge(lo: float, hi: float, limit: float) -> float:
+    if lo < EDGE_MARGIN:
+        return EDGE_MARGIN - lo
+    if hi > limit - EDGE_MARGIN:
+        return max(limit - EDGE_MARGIN - hi, EDGE_MARGIN - lo)
+    return 0.0
+
+
+def _label_layout(
+    tid: int, centre: Point, huts: Sequence[tuple[str, int]], village: VillageMark | None
+) -> LabelLayout:
+    lx, ly = centre
+    number = str(tid)
     rows = _rows(len(huts))
     height = NUMBER_LINE
     if rows:
@@ -422,8 +454,7 @@ def arrow_geometry(source: LabelLayout, target: LabelLayout, a: Point, b: Point)
     if length < 1e-6:
         return None
     ux, uy = dx / length, dy / length
-    box_a = (source.box[0], source.box[1], source.box[2], source.box[3])
-    trim_a = _exit_distance(a, (ux, uy), box_a) + ARROW_CLEARANCE
+    trim_a = _exit_distance(a, (ux, uy), source.box) + ARROW_CLEARANCE + ARROW_W / 2 + ARROW_HALO_W
     trim_b = _exit_distance(b, (-ux, -uy), target.box) + ARROW_CLEARANCE
     room = length - ARROW_HEAD_LEN * 1.8
     if trim_a + trim_b > room:
@@ -452,15 +483,18 @@ def lay_out(board: Board, view: Mapping[str, Any]) -> Picture:
     d = drawing(board)
     scene = read_view(board, view)
     layouts = {
-        s.id: label_layout(s, scene.huts.get(s.id, ()), scene.villages.get(s.id))
+        s.id: label_layout(s, scene.huts.get(s.id, ()), scene.villages.get(s.id), d.size)
         for s in d.territories
     }
     arrow = None
     if scene.last_move is not None:
         a, b = scene.last_move
-        shapes = {s.id: s for s in d.territories}
-        arrow = arrow_geometry(layouts[a], layouts[b], shapes[a].label, shapes[b].label)
+        arrow = arrow_geometry(layouts[a], layouts[b], _centre(layouts[a].box), _centre(layouts[b].box))
     return Picture(d, scene, layouts, arrow)
+
+
+def _centre(box: Box) -> Point:
+    return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
 
 def territory_title(shape: Shape, scene: Scene) -> str:
@@ -593,6 +627,10 @@ def board_svg(
         out.extend(f'<path d="{_path(lake)}"/>' for lake in d.lakes)
         out.append("</g>")
     shapes = {s.id: s for s in d.territories}
+    for tid in sorted(scene.villages):
+        out.append(f'<path class="hl-village" data-for="{tid}" d="{_path(shapes[tid].outline)}" '
+                   f'fill="none" stroke="{VILLAGE_OUTLINE}" stroke-width="{_f(VILLAGE_W)}" '
+                   'stroke-dasharray="10 5" stroke-linejoin="round"/>')
     for s in d.territories:
         if s.id in tgt:
             out.append(f'<path class="hl-target" data-for="{s.id}" d="{_path(s.outline)}" fill="none" '

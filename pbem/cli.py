@@ -1,0 +1,108 @@
+"""The ``pbem`` command: replay records, benchmark the rules, run the service's chores."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pbem", description="Clans by Mail")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("replay", help="replay a clans-record/1 and print its result")
+    p.add_argument("record", help="a record file, or - for standard input")
+
+    p = sub.add_parser("bench", help="benchmarks")
+    p.add_argument("what", choices=["rules"])
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--bot-games", type=int, default=0,
+                   help="also play this many autopilot-vs-random games and report the win rate")
+
+    p = sub.add_parser("export", help="print a game's clans-record/1")
+    p.add_argument("game_id", type=int)
+
+    p = sub.add_parser("db", help="database schema")
+    p.add_argument("action", choices=["upgrade"])
+
+    sub.add_parser("demo", help="run the service on embedded defaults with a seeded demo game")
+
+    args = parser.parse_args(argv)
+    handler = {
+        "replay": _replay,
+        "bench": _bench,
+        "export": _export,
+        "db": _db,
+        "demo": _demo,
+    }[args.command]
+    return handler(args)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .rules.record import replay_text
+
+    try:
+        if args.record == "-":
+            text: str | bytes = sys.stdin.buffer.read()
+        else:
+            with open(args.record, "rb") as f:
+                text = f.read()
+    except OSError as e:
+        out = {"error": {"code": "invalid-record", "move_index": None, "move": None,
+                         "message": f"cannot read {args.record}: {e.strerror}"}}
+        print(json.dumps(out))
+        return 2
+    out, status = replay_text(text)
+    print(json.dumps(out))
+    return status
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .rules.playout import autopilot_match, bench_playouts
+
+    result = bench_playouts(args.seconds)
+    print(f"games: {result.playouts}  moves/game: {result.moves / result.playouts:.1f}  "
+          f"seconds: {result.seconds:.2f}")
+    if args.bot_games:
+        stats = autopilot_match(args.bot_games)
+        print(f"autopilot: won {stats.wins}/{stats.games} ({stats.win_rate:.1%}) against a random mover; "
+              f"move time median {stats.median_ms:.2f} ms, max {stats.max_ms:.2f} ms")
+    print(f"playouts/s: {result.per_second:.0f}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .services import export_game
+    from .web import create_app
+
+    app = create_app()
+    with app.app_context():
+        try:
+            record = export_game(args.game_id)
+        except LookupError as e:
+            print(f"pbem export: {e}", file=sys.stderr)
+            return 1
+    print(json.dumps(record, indent=1))
+    return 0
+
+
+def _db(args: argparse.Namespace) -> int:
+    from .db import upgrade
+    from .web import create_app
+
+    app = create_app()
+    upgrade(app.config["DATABASE_URL"])
+    print("database is at the newest schema")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

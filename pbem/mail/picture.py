@@ -1,0 +1,215 @@
+"""The board as a PNG for email, drawn with Pillow.
+
+The picture is the one :func:`pbem.rules.svg.board_svg` draws (same palette, same label
+layout), sized for a phone: large clan tokens with their hut counts, the last move outlined
+with an arrow, villages with a badge giving their number and value.
+
+Work that does not depend on the position is cached per board and width: the terrain map
+(drawn supersampled once, so its edges are smooth), the scaled outlines, the fonts and the
+hut-token sprites.  A render copies the map and draws only what the view adds.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from pbem.rules.board import Board
+from pbem.rules.svg import (
+    ARROW_HALO_W,
+    ARROW_W,
+    BACKGROUND,
+    BADGE_FONT,
+    BORDER,
+    BORDER_W,
+    EMPTY_NUMBER_COLOUR,
+    HIGHLIGHT_W,
+    LAST_MOVE,
+    LAST_MOVE_HALO,
+    NUMBER_COLOUR,
+    NUMBER_FONT,
+    NUMBER_HALO,
+    RIVER,
+    RIVER_W,
+    TOKEN_EDGE,
+    TOKEN_FONT,
+    TOKEN_R,
+    TOKEN_SHADOW,
+    VILLAGE_EDGE,
+    VILLAGE_FILL,
+    VILLAGE_OUTLINE,
+    VILLAGE_TEXT,
+    VILLAGE_W,
+    WATER,
+    WATER_EDGE,
+    Point,
+    clan_colour,
+    clan_text_colour,
+    drawing,
+    lay_out,
+    terrain_colour,
+)
+
+DEFAULT_WIDTH = 1200
+#: Supersampling factor of the cached map and token sprites.
+SUPERSAMPLE = 3
+#: Colours in the emailed (palette) PNG.
+PALETTE_COLOURS = 96
+
+PxPoint = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class _Base:
+    """Position-independent parts of a board's picture at one width."""
+
+    image: Image.Image
+    scale: float
+    outlines: dict[int, tuple[PxPoint, ...]]
+
+
+def _scaled(points: Sequence[Point], k: float) -> list[PxPoint]:
+    return [(x * k, y * k) for x, y in points]
+
+
+@lru_cache(maxsize=8)
+def _base(board: Board, width: int) -> _Base:
+    d = drawing(board)
+    scale = width / d.size[0]
+    height = max(1, round(d.size[1] * scale))
+    k = scale * SUPERSAMPLE
+    big = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE), BACKGROUND)
+    draw = ImageDraw.Draw(big)
+    border = max(1, round(BORDER_W * k))
+    for s in d.territories:
+        pts = _scaled(s.outline, k)
+        draw.polygon(pts, fill=terrain_colour(s.terrain), outline=BORDER, width=border)
+    river = max(1, round(RIVER_W * k))
+    for r in d.rivers:
+        pts = _scaled(r, k)
+        draw.line(pts, fill=RIVER, width=river, joint="curve")
+        for x, y in (pts[0], pts[-1]):
+            draw.ellipse((x - river / 2, y - river / 2, x + river / 2, y + river / 2), fill=RIVER)
+    for lake in d.lakes:
+        draw.polygon(_scaled(lake, k), fill=WATER, outline=WATER_EDGE, width=max(1, round(1.5 * k)))
+    image = big.resize((width, height), Image.Resampling.BOX)
+    outlines = {s.id: tuple(_scaled(s.outline, scale)) for s in d.territories}
+    return _Base(image, scale, outlines)
+
+
+@lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+@lru_cache(maxsize=512)
+def _token(clan_fill: str, text_fill: str, count: int, radius_px: float) -> Image.Image:
+    """A hut token sprite (RGBA): shadow, clan disc with a light edge, the count."""
+    k = SUPERSAMPLE
+    outer = radius_px + 1.5 * radius_px / TOKEN_R
+    side = int(2 * outer + 2)
+    img = Image.new("RGBA", (side * k, side * k), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    c = side * k / 2
+    ro, r = outer * k, radius_px * k
+    draw.ellipse((c - ro, c - ro, c + ro, c + ro), fill=TOKEN_SHADOW)
+    edge = max(1, round(1.8 * radius_px / TOKEN_R * k))
+    draw.ellipse((c - r, c - r, c + r, c + r), fill=TOKEN_EDGE)
+    draw.ellipse((c - r + edge, c - r + edge, c + r - edge, c + r - edge), fill=clan_fill)
+    digits = str(count)
+    size = TOKEN_FONT * radius_px / TOKEN_R * (1.0 if len(digits) < 2 else 0.85) * k
+    draw.text(
+        (c, c),
+        digits,
+        fill=text_fill,
+        font=_font(round(size)),
+        anchor="mm",
+        stroke_width=max(1, round(size / 14)),
+        stroke_fill=text_fill,
+    )
+    return img.resize((side, side), Image.Resampling.LANCZOS)
+
+
+def render(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WIDTH) -> Image.Image:
+    """The picture as an RGB image (``board_png`` encodes it)."""
+    width = int(width)
+    if width < 1:
+        raise ValueError("width must be positive")
+    base = _base(board, width)
+    s = base.scale
+    pic = lay_out(board, view)
+    scene = pic.scene
+    img = base.image.copy()
+    draw = ImageDraw.Draw(img)
+
+    vw = max(1, round(VILLAGE_W * s))
+    for tid in sorted(scene.villages):
+        pts = list(base.outlines[tid])
+        draw.line(pts + pts[:2], fill=VILLAGE_OUTLINE, width=vw, joint="curve")
+    if scene.last_move is not None:
+        w = max(2, round(HIGHLIGHT_W * s))
+        for tid in scene.last_move:
+            pts = list(base.outlines[tid])
+            draw.line(pts + pts[:2], fill=LAST_MOVE, width=w, joint="curve")
+    if pic.arrow is not None:
+        a = pic.arrow
+        shaft = [(a.start[0] * s, a.start[1] * s), (a.shaft_end[0] * s, a.shaft_end[1] * s)]
+        head = [(x * s, y * s) for x, y in a.head]
+        halo = max(1, round(ARROW_HALO_W * s))
+        aw = max(2, round(ARROW_W * s))
+        draw.line(shaft, fill=LAST_MOVE_HALO, width=aw + 2 * halo)
+        r = (aw + 2 * halo) / 2
+        x0, y0 = shaft[0]
+        draw.ellipse((x0 - r, y0 - r, x0 + r, y0 + r), fill=LAST_MOVE_HALO)
+        draw.polygon(head, fill=LAST_MOVE_HALO, outline=LAST_MOVE_HALO, width=2 * halo)
+        draw.line(shaft, fill=LAST_MOVE, width=aw)
+        r = aw / 2
+        draw.ellipse((x0 - r, y0 - r, x0 + r, y0 + r), fill=LAST_MOVE)
+        draw.polygon(head, fill=LAST_MOVE)
+
+    number_font = _font(max(8, round(NUMBER_FONT * s)))
+    badge_font = _font(max(7, round(BADGE_FONT * s)))
+    halo_w = max(1, round(1.2 * s))
+    radius = TOKEN_R * s
+    for tid, lay in pic.layouts.items():
+        empty = tid not in scene.huts
+        nx, ny = lay.number_at
+        colour = EMPTY_NUMBER_COLOUR if empty else NUMBER_COLOUR
+        at = (nx * s, ny * s)
+        draw.text(at, lay.number, fill=NUMBER_HALO, font=number_font, anchor="mm",
+                  stroke_width=halo_w + 1, stroke_fill=NUMBER_HALO)
+        draw.text(at, lay.number, fill=colour, font=number_font, anchor="mm",
+                  stroke_width=1, stroke_fill=colour)
+        if lay.badge is not None:
+            b = lay.badge
+            bx, by = b.centre[0] * s, b.centre[1] * s
+            hw, hh = b.width * s / 2, b.height * s / 2
+            draw.rounded_rectangle(
+                (bx - hw, by - hh, bx + hw, by + hh),
+                radius=hh,
+                fill=VILLAGE_FILL,
+                outline=VILLAGE_EDGE,
+                width=max(1, round(2 * s)),
+            )
+            draw.text((bx, by), b.text, fill=VILLAGE_TEXT, font=badge_font, anchor="mm",
+                      stroke_width=1 if s >= 1 else 0, stroke_fill=VILLAGE_TEXT)
+        for t in lay.tokens:
+            sprite = _token(clan_colour(t.clan), clan_text_colour(t.clan), t.count, radius)
+            half = sprite.width / 2
+            img.paste(sprite, (round(t.centre[0] * s - half), round(t.centre[1] * s - half)), sprite)
+    return img
+
+
+def board_png(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WIDTH) -> bytes:
+    """The board in the position ``view`` as PNG bytes, ``width`` pixels wide (height by
+    the board's aspect ratio); a palette image, small enough to attach to an email."""
+    img = render(board, view, width=width)
+    small = img.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    small.save(out, format="PNG", optimize=True)
+    return out.getvalue()
