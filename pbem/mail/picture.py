@@ -211,5 +211,6 @@ def board_png(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WID
     img = render(board, view, width=width)
     small = img.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
-    small.save(out, format="PNG", optimize=True)
+    # zlib level 6 gives nearly all of optimize=True's saving in a sixth of the time.
+    small.save(out, format="PNG", compress_level=6)
     return out.getvalue()

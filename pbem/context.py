@@ -1,0 +1,28 @@
+"""What the service layer needs from the outside world, handed in explicitly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Iterable
+
+from sqlalchemy.engine import Engine
+
+from .models import utcnow
+
+
+@dataclass
+class Context:
+    engine: Engine
+    config: dict[str, Any]
+    #: Called after a commit with the ids of the outbox rows it wrote.
+    relay: Callable[[Iterable[int]], None] = lambda ids: None
+    now: Callable[[], datetime] = field(default=utcnow)
+
+    @property
+    def secret_key(self) -> str:
+        return str(self.config["SECRET_KEY"])
+
+    @property
+    def base_url(self) -> str:
+        return str(self.config["BASE_URL"])

@@ -1,0 +1,53 @@
+"""What the service layer refuses, with the code and HTTP status the edges use."""
+
+from __future__ import annotations
+
+from pbem.rules.errors import RulesError
+
+
+class ServiceError(Exception):
+    code = "error"
+    status = 400
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class BadRequest(ServiceError):
+    code = "bad-request"
+    status = 400
+
+
+class Unauthorized(ServiceError):
+    code = "unauthorized"
+    status = 401
+
+
+class NotFound(ServiceError):
+    code = "not-found"
+    status = 404
+
+
+class Conflict(ServiceError):
+    """stale / not-your-turn / game-over / not-started / already-accepted."""
+
+    code = "conflict"
+    status = 409
+
+
+class Invalid(ServiceError):
+    code = "invalid"
+    status = 422
+
+
+class MoveRefused(ServiceError):
+    """The rules refused a move; ``code`` is one of ``record.md``'s codes."""
+
+    status = 422
+
+    def __init__(self, error: RulesError) -> None:
+        super().__init__(error.message, code=error.code)
+        self.error = error

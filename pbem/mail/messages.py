@@ -1,0 +1,88 @@
+"""Pure builders: a message from its kind, its envelope and what it says.
+
+Each kind has paired templates, ``templates/mail/KIND.txt`` (its first line is
+the subject) and, where it exists, ``templates/mail/KIND.html``.  No I/O here
+but reading templates; the caller gathers the view and the picture."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formatdate
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import jinja2
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
+
+
+@dataclass(frozen=True)
+class Envelope:
+    sender: str
+    recipient: str
+    message_id: str
+    kind: str
+    game_id: int | None = None
+    #: https link whose POST turns this player's turn mail off (RFC 8058).
+    unsubscribe: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_text(kind: str, context: Mapping[str, Any]) -> tuple[str, str]:
+    """The subject and the plain-text body of a message."""
+    text = _environment().get_template(f"{kind}.txt").render(**context)
+    subject, _, body = text.partition("\n")
+    return subject.strip(), body.lstrip("\n")
+
+
+def render_html(kind: str, context: Mapping[str, Any]) -> str | None:
+    try:
+        template = _environment().get_template(f"{kind}.html")
+    except jinja2.TemplateNotFound:
+        return None
+    return template.render(**context)
+
+
+def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | None = None) -> EmailMessage:
+    """The whole message: plain text, plus HTML (with the board as an inline PNG
+    when ``picture`` is given) when the kind has an HTML template."""
+    subject, text = render_text(envelope.kind, context)
+    msg = EmailMessage()
+    msg["Subject"] = subject
+    msg["From"] = envelope.sender
+    msg["To"] = envelope.recipient
+    msg["Message-ID"] = envelope.message_id
+    msg["Date"] = formatdate(localtime=False)
+    msg["X-PBEM-Kind"] = envelope.kind
+    if envelope.game_id is not None:
+        msg["X-PBEM-Game"] = str(envelope.game_id)
+    if envelope.unsubscribe:
+        msg["List-Unsubscribe"] = f"<{envelope.unsubscribe}>"
+        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    msg.set_content(text)
+    html = render_html(envelope.kind, {**context, "picture_cid": "board" if picture else None})
+    if html is not None:
+        msg.add_alternative(_inline_css(html), subtype="html")
+        if picture is not None:
+            html_part = msg.get_payload()[1]  # type: ignore[index]
+            html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
+                                  filename="board.png", disposition="inline")
+    return msg
+
+
+def _inline_css(html: str) -> str:
+    import css_inline
+
+    return str(css_inline.inline(html))

@@ -1,0 +1,134 @@
+"""The database tables (SQLModel).  The schema itself is made by the Alembic
+migrations in ``pbem/migrations``; these classes must match them."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import Column, DateTime, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _when(nullable: bool = True, index: bool = False) -> Column:  # type: ignore[type-arg]
+    return Column(DateTime(timezone=True), nullable=nullable, index=index)
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "game"
+
+    id: int | None = Field(default=None, primary_key=True)
+    # invited -> active -> finished; cancelled never happens by itself.
+    status: str = Field(default="invited", max_length=16, index=True)
+    turn_hours: int = Field(default=72)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    started_at: datetime | None = Field(default=None, sa_column=_when())
+    finished_at: datetime | None = Field(default=None, sa_column=_when())
+    # Guards every move: a move is stored only if ply is still what the mover saw.
+    ply: int = Field(default=0)
+    # The rules' snapshot (Game.to_json) of the current position, so reading a
+    # game never replays its history.
+    state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # The seat to move and when its time is up (null when not running).
+    turn_seat: int | None = Field(default=None)
+    deadline: datetime | None = Field(default=None, sa_column=_when(index=True))
+    reminded_for: datetime | None = Field(default=None, sa_column=_when())
+    seed: int = Field(default=0)
+
+
+class Seat(SQLModel, table=True):
+    __tablename__ = "seat"
+    __table_args__ = (UniqueConstraint("game_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    position: int
+    name: str = Field(max_length=60)
+    email: str = Field(max_length=254, index=True)
+    # sha256 of the seat token; the token itself is derived (HMAC) from the
+    # secret key and this salt, so workers can rebuild links without storing it.
+    token_salt: str = Field(max_length=64)
+    token_hash: str = Field(max_length=64, unique=True)
+    accepted_at: datetime | None = Field(default=None, sa_column=_when())
+    clan: str | None = Field(default=None, max_length=8)
+    # every | digest | none
+    mail: str = Field(default="every", max_length=8)
+    autopilot_streak: int = Field(default=0)
+    vacation_days_left: int = Field(default=7)
+    paused_until: datetime | None = Field(default=None, sa_column=_when())
+
+
+class MoveRecord(SQLModel, table=True):
+    """The history of moves; (game, ply) is unique, the second guard against a
+    move being stored twice."""
+
+    __tablename__ = "move"
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    ply: int
+    position: int
+    move: str = Field(max_length=32)
+    order: str | None = Field(default=None, max_length=200)
+    by_autopilot: bool = Field(default=False)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Outbox(SQLModel, table=True):
+    """Every message the service decides to send, written in the transaction of
+    the change that causes it and delivered from here."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        UniqueConstraint("game_id", "event", "recipient", "kind", name="uq_outbox_message"),
+        Index("ix_outbox_pending", "status", "next_attempt_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    seat_id: int | None = Field(default=None, foreign_key="seat.id")
+    login_id: int | None = Field(default=None, foreign_key="login.id")
+    kind: str = Field(max_length=16)
+    # What caused it, e.g. "ply:12": with the unique key, one message per cause.
+    event: str = Field(max_length=64)
+    recipient: str = Field(max_length=254)
+    message_id: str = Field(max_length=200, unique=True)
+    # pending -> sent | skipped (no longer true when its turn came) | failed
+    status: str = Field(default="pending", max_length=16)
+    attempts: int = Field(default=0)
+    last_error: str | None = Field(default=None, max_length=500)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    next_attempt_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    sent_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class Login(SQLModel, table=True):
+    """A sign-in link: expires, works once."""
+
+    __tablename__ = "login"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254, index=True)
+    token_salt: str = Field(max_length=64)
+    token_hash: str = Field(max_length=64, unique=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    expires_at: datetime = Field(sa_column=_when(False))
+    used_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class CaughtMail(SQLModel, table=True):
+    """The demo's mailbox: what would have gone to an SMTP server."""
+
+    __tablename__ = "caught_mail"
+
+    id: int | None = Field(default=None, primary_key=True)
+    recipient: str = Field(max_length=254, index=True)
+    subject: str = Field(max_length=300)
+    kind: str = Field(max_length=16)
+    message_id: str = Field(max_length=200)
+    raw: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))

@@ -1,0 +1,447 @@
+"""The service layer: plain functions, one transaction each, that the web views,
+the CLI and the workers call.  They speak in ids, tokens and dicts; they raise
+:mod:`pbem.errors` for the edges to translate."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Sequence
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from . import errors, tokens
+from .context import Context
+from .db import as_utc, session_scope
+from .models import Game, Login, MoveRecord, Outbox, Seat
+from .outbox import enqueue
+from .rules import Game as RulesGame
+from .rules import Move, RulesError
+from .rules.deal import deal_game
+from .rules.record import export_record
+from .rules.tables import MAX_PLAYERS, MIN_PLAYERS
+from .rules.views import player_view, public_view
+
+_EMAIL = re.compile(r"[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+MAIL_CHOICES = ("every", "digest", "none")
+MAX_TURN_HOURS = 24 * 30
+
+
+# -- reading ------------------------------------------------------------------
+
+
+def seat_link(ctx: Context, seat: Seat) -> str:
+    return f"{ctx.base_url}/play/{seat_token(ctx, seat)}"
+
+
+def seat_token(ctx: Context, seat: Seat) -> str:
+    return tokens.derive(ctx.secret_key, "seat", seat.token_salt)
+
+
+def _seat_for(session: Session, token: object, *, lock: bool = False) -> Seat:
+    if not tokens.well_formed(token):
+        raise errors.Unauthorized("this seat link is not valid: check that you copied the whole link")
+    query = select(Seat).where(Seat.token_hash == tokens.digest(str(token)))
+    seat = session.exec(query).first()
+    if seat is None:
+        raise errors.Unauthorized("this seat link is not valid: check that you copied the whole link")
+    return seat
+
+
+def _seats(session: Session, game_id: int) -> list[Seat]:
+    return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
+
+
+def _rules_game(game: Game) -> RulesGame | None:
+    return RulesGame.from_json(json.loads(game.state)) if game.state else None
+
+
+def _status_for(game: Game, seat: Seat | None, seats: Sequence[Seat]) -> str:
+    if game.status == "invited" and seat is not None:
+        return "invited" if seat.accepted_at is None else "waiting"
+    return game.status
+
+
+def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | None) -> dict[str, Any]:
+    """The one view of a game for one viewer (a seat, or ``None`` for anyone):
+    the rules' view plus the service's facts.  Pages, API and mail all use it."""
+    rules = _rules_game(game)
+    if rules is None:
+        view: dict[str, Any] = {
+            "ply": 0, "finished": False, "players": [
+                {"seat": s.position, "name": s.name, "chips": 0, "clan": None,
+                 "to_move": False, "final_score": None} for s in seats
+            ],
+            "huts": {}, "villages": [], "history": [], "last_move": None, "next": None,
+            "next_seat": None, "clan_scores": {}, "epoch": 1, "end": None,
+            "final_scores": None, "winners": None, "villages_founded": 0, "board": "classic",
+        }
+        if viewer is not None:
+            view.update(seat=viewer.position, you=viewer.name, clan=None, your_turn=False,
+                        legal_moves=[], founding={})
+    elif viewer is None:
+        view = public_view(rules)
+    else:
+        view = player_view(rules, viewer.position)
+    now = ctx.now()
+    for entry, seat in zip(view["players"], seats):
+        entry["accepted"] = seat.accepted_at is not None
+        entry["absent"] = seat.autopilot_streak >= 3
+        paused = as_utc(seat.paused_until)
+        entry["paused_until"] = paused.isoformat() if paused and paused > now else None
+    deadline = as_utc(game.deadline)
+    view.update(
+        game=game.id,
+        status=_status_for(game, viewer, seats),
+        turn_hours=game.turn_hours,
+        deadline=deadline.isoformat() if deadline and game.status == "active" else None,
+    )
+    if viewer is not None:
+        view["mail"] = viewer.mail
+        view["vacation_days_left"] = viewer.vacation_days_left
+    return view
+
+
+def seat_view(ctx: Context, token: object) -> dict[str, Any]:
+    with session_scope(ctx.engine) as session:
+        seat = _seat_for(session, token)
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        return game_view(ctx, game, _seats(session, game.id), seat)  # type: ignore[arg-type]
+
+
+def public_game(ctx: Context, game_id: int) -> dict[str, Any]:
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, game_id)
+        if game is None:
+            raise errors.NotFound(f"there is no game {game_id}")
+        return game_view(ctx, game, _seats(session, game_id), None)
+
+
+def export_game(ctx: Context, game_id: int) -> dict[str, Any]:
+    """The game's ``clans-record/1``; clans only once it is over."""
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, game_id)
+        if game is None:
+            raise errors.NotFound(f"there is no game {game_id}")
+        rules = _rules_game(game)
+        if rules is None:
+            raise errors.Conflict(f"game {game_id} has not started: it has no record yet", code="not-started")
+        return export_record(rules, reveal=rules.is_over())
+
+
+# -- starting -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewPlayer:
+    name: str
+    email: str
+
+
+def parse_players(raw: Any) -> list[NewPlayer]:
+    """Validate the players of a new game: 2-4, each a name and an email."""
+    if not isinstance(raw, list) or not MIN_PLAYERS <= len(raw) <= MAX_PLAYERS:
+        raise errors.Invalid(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players", code="invalid-players")
+    out = []
+    for n, p in enumerate(raw, 1):
+        if not isinstance(p, dict):
+            raise errors.Invalid(f"player {n}: expected a name and an email", code="invalid-players")
+        name = p.get("name")
+        email = p.get("email")
+        if not isinstance(name, str) or not name.strip() or len(name.strip()) > 60 \
+                or any(ord(ch) < 32 for ch in name):
+            raise errors.Invalid(f"player {n}: a name of 1 to 60 characters is needed", code="invalid-players")
+        if not isinstance(email, str) or len(email) > 254 or not _EMAIL.fullmatch(email.strip()):
+            raise errors.Invalid(f"player {n}: {str(email)[:80]!r} is not an email address",
+                                 code="invalid-email")
+        out.append(NewPlayer(name.strip(), email.strip()))
+    if len({p.email.lower() for p in out}) != len(out):
+        raise errors.Invalid("every player needs an email address of their own", code="invalid-players")
+    if len({p.name.lower() for p in out}) != len(out):
+        raise errors.Invalid("every player needs a different name", code="invalid-players")
+    return out
+
+
+def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None) -> int:
+    """Create a game and invite its players; it starts when all have accepted."""
+    hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
+    if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
+        raise errors.Invalid(f"turn time must be 1 to {MAX_TURN_HOURS} hours", code="invalid-turn-hours")
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        game = Game(turn_hours=hours, created_at=now, seed=secrets.randbits(31))
+        session.add(game)
+        session.flush()
+        outbox = []
+        for position, p in enumerate(players):
+            salt = tokens.new_salt()
+            seat = Seat(
+                game_id=game.id, position=position, name=p.name, email=p.email, token_salt=salt,
+                token_hash=tokens.digest(tokens.derive(ctx.secret_key, "seat", salt)),
+                vacation_days_left=ctx.config["VACATION_DAYS"],
+            )
+            session.add(seat)
+            session.flush()
+            outbox.append(enqueue(session, kind="invite", event="invite", recipient=p.email,
+                                  base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id))
+        game_id = game.id
+    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    return game_id  # type: ignore[return-value]
+
+
+def accept(ctx: Context, token: object) -> dict[str, Any]:
+    """Accept the invitation; the last acceptance deals and starts the game."""
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        seat = _seat_for(session, token)
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        if game.status != "invited":
+            raise errors.Conflict("this game has already started", code="already-started")
+        if seat.accepted_at is None:
+            seat.accepted_at = now
+            session.add(seat)
+            session.flush()
+        seats = _seats(session, game.id)  # type: ignore[arg-type]
+        outbox: list[Outbox | None] = []
+        if all(s.accepted_at is not None for s in seats):
+            # Guarded like a move: only one acceptance may start the game.
+            started = session.execute(
+                update(Game).where(col(Game.id) == game.id, col(Game.status) == "invited")
+                .values(status="active")
+            )
+            if started.rowcount == 1:  # type: ignore[attr-defined]
+                outbox = _start(ctx, session, game, seats, now)
+        session.refresh(game)
+        view = game_view(ctx, game, seats, seat)
+    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    return view
+
+
+def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: datetime) -> list[Outbox | None]:
+    deal = deal_game([s.name for s in seats], random.Random(game.seed))
+    rules = deal.game()
+    for seat, clan in zip(seats, deal.clans):
+        seat.clan = clan
+        session.add(seat)
+    game.status = "active"
+    game.started_at = now
+    game.state = json.dumps(rules.to_json())
+    _set_turn(game, rules, now)
+    session.add(game)
+    session.flush()
+    return _turn_mail(ctx, session, game, seats, rules, now)
+
+
+def _set_turn(game: Game, rules: RulesGame, now: datetime) -> None:
+    game.turn_seat = rules.turn
+    game.deadline = None if rules.turn is None else now + timedelta(hours=game.turn_hours)
+    game.reminded_for = None
+
+
+def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], rules: RulesGame,
+               now: datetime) -> list[Outbox | None]:
+    """The messages a new position calls for: the next player's turn, or the end."""
+    common = dict(base_url=ctx.base_url, now=now, game_id=game.id)
+    if rules.is_over():
+        return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id, **common)
+                for s in seats]
+    seat = seats[rules.turn]  # type: ignore[index]
+    if seat.mail != "every":
+        return []
+    return [enqueue(session, kind="turn", event=f"ply:{rules.ply}", recipient=seat.email,
+                    seat_id=seat.id, **common)]
+
+
+# -- moving -------------------------------------------------------------------
+
+
+def submit_move(ctx: Context, token: object, move: object, order: object, ply: object,
+                *, strict: bool = False) -> dict[str, Any]:
+    """Validate a move with the rules and store it in one transaction guarded by
+    ``ply``; returns the mover's new view.  Resubmitting a move that was already
+    accepted returns the current view and changes nothing."""
+    if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
+        raise errors.BadRequest("ply must be the number of moves you saw (a whole number)", code="bad-request")
+    if order is not None and (not isinstance(order, list) or len(order) > 64 or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in order)):
+        raise errors.MoveRefused(_bad_order("order must be a list of territory ids"))
+    try:
+        parsed = Move.parse(move, strict=strict)
+    except RulesError as e:
+        raise errors.MoveRefused(e) from e
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        seat = _seat_for(session, token)
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        seats = _seats(session, game.id)  # type: ignore[arg-type]
+        if game.status == "invited":
+            raise errors.Conflict("the game starts when every player has accepted", code="not-started")
+        if ply != game.ply:
+            if ply < game.ply and _already_played(session, game, seat, ply, parsed, order):
+                return game_view(ctx, game, seats, seat)
+        if game.status != "active":
+            raise errors.Conflict("the game is over", code="game-over")
+        if ply != game.ply:
+            raise errors.Conflict(
+                f"the game has moved on: you saw move {ply}, it is now at move {game.ply}; "
+                "reload to see the new position", code="stale")
+        rules = _rules_game(game)
+        assert rules is not None
+        if rules.turn != seat.position:
+            raise errors.Conflict(f"it is {seats[rules.turn].name}'s turn, not yours",  # type: ignore[index]
+                                  code="not-your-turn")
+        try:
+            rules.push(parsed, order)  # type: ignore[arg-type]
+        except RulesError as e:
+            raise errors.MoveRefused(e) from e
+        outbox = _store_move(ctx, session, game, seats, seat, rules, parsed, order, now, autopilot=False)
+        if outbox is None:
+            raise errors.Conflict("another move was stored first; reload to see it", code="stale")
+        seat.autopilot_streak = 0
+        session.add(seat)
+        view = game_view(ctx, game, seats, seat)
+    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    return view
+
+
+def _store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
+                rules: RulesGame, move: Move, order: object, now: datetime,
+                *, autopilot: bool) -> list[Outbox | None] | None:
+    """Write the position after ``move`` if nobody stored a move first."""
+    old_ply = game.ply
+    deadline = None if rules.turn is None else now + timedelta(hours=game.turn_hours)
+    values: dict[str, Any] = dict(
+        ply=rules.ply, state=json.dumps(rules.to_json()), turn_seat=rules.turn,
+        deadline=deadline, reminded_for=None,
+    )
+    if rules.is_over():
+        values.update(status="finished", finished_at=now)
+    stored = session.execute(
+        update(Game).where(col(Game.id) == game.id, col(Game.ply) == old_ply).values(**values)
+    )
+    if stored.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    session.add(MoveRecord(game_id=game.id, ply=old_ply, position=seat.position, move=str(move),  # type: ignore[arg-type]
+                           order=json.dumps(order) if order is not None else None,
+                           by_autopilot=autopilot, created_at=now))
+    session.flush()
+    session.refresh(game)
+    return _turn_mail(ctx, session, game, seats, rules, now)
+
+
+def _already_played(session: Session, game: Game, seat: Seat, ply: int, move: Move, order: object) -> bool:
+    row = session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.ply == ply)).first()
+    if row is None or row.position != seat.position or row.move != str(move):
+        return False
+    return order is None or row.order is None or json.loads(row.order) == order
+
+
+def _bad_order(message: str) -> RulesError:
+    from .rules.errors import BadOrder
+
+    return BadOrder(message)
+
+
+# -- settings -----------------------------------------------------------------
+
+
+def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
+    """Choose turn mail: every turn, a daily digest, or none."""
+    if choice not in MAIL_CHOICES:
+        raise errors.Invalid(f"mail must be one of {', '.join(MAIL_CHOICES)}", code="invalid-mail")
+    with session_scope(ctx.engine) as session:
+        seat = _seat_for(session, token)
+        seat.mail = str(choice)
+        session.add(seat)
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        return game_view(ctx, game, _seats(session, seat.game_id), seat)
+
+
+# -- signing in ---------------------------------------------------------------
+
+
+def request_login(ctx: Context, email: object) -> None:
+    """Mail a sign-in link to ``email`` if it has games.  Says nothing either way,
+    so the form cannot be used to learn who plays here."""
+    if not isinstance(email, str) or len(email) > 254 or not _EMAIL.fullmatch(email.strip()):
+        raise errors.Invalid("that is not an email address", code="invalid-email")
+    email = email.strip()
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        known = session.exec(select(Seat.id).where(col(Seat.email).ilike(email))).first()
+        if known is None:
+            return
+        salt = tokens.new_salt()
+        login = Login(email=email.lower(), token_salt=salt, created_at=now,
+                      token_hash=tokens.digest(tokens.derive(ctx.secret_key, "login", salt)),
+                      expires_at=now + timedelta(minutes=ctx.config["LOGIN_MINUTES"]))
+        session.add(login)
+        session.flush()
+        row = enqueue(session, kind="login", event=f"login:{login.id}", recipient=email,
+                      base_url=ctx.base_url, now=now, login_id=login.id)
+    ctx.relay([row.id] if row is not None and row.id is not None else [])
+
+
+def login_link(ctx: Context, login: Login) -> str:
+    return f"{ctx.base_url}/signin/{tokens.derive(ctx.secret_key, 'login', login.token_salt)}"
+
+
+def _login_for(session: Session, token: object, now: datetime) -> Login:
+    if not tokens.well_formed(token):
+        raise errors.Unauthorized("this sign-in link is not valid", code="invalid-link")
+    login = session.exec(select(Login).where(Login.token_hash == tokens.digest(str(token)))).first()
+    if login is None:
+        raise errors.Unauthorized("this sign-in link is not valid", code="invalid-link")
+    if login.used_at is not None:
+        raise errors.Unauthorized("this sign-in link has been used already; ask for a new one",
+                                  code="used-link")
+    if as_utc(login.expires_at) <= now:  # type: ignore[operator]
+        raise errors.Unauthorized("this sign-in link has expired; ask for a new one", code="expired-link")
+    return login
+
+
+def check_login(ctx: Context, token: object) -> str:
+    """Whether a sign-in link is usable (for the page a GET shows); changes nothing."""
+    with session_scope(ctx.engine) as session:
+        return _login_for(session, token, ctx.now()).email
+
+
+def use_login(ctx: Context, token: object) -> str:
+    """Spend a sign-in link (the page's POST); returns the email it signs in."""
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        login = _login_for(session, token, now)
+        spent = session.execute(
+            update(Login).where(col(Login.id) == login.id, col(Login.used_at).is_(None)).values(used_at=now)
+        )
+        if spent.rowcount != 1:  # type: ignore[attr-defined]
+            raise errors.Unauthorized("this sign-in link has been used already", code="used-link")
+        return login.email
+
+
+def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
+    """Every game of the player with this email, newest first, with their link."""
+    with session_scope(ctx.engine) as session:
+        rows = session.exec(
+            select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+            .where(col(Seat.email).ilike(email)).order_by(col(Game.id).desc())
+        ).all()
+        out = []
+        for seat, game in rows:
+            names = [s.name for s in _seats(session, game.id)]  # type: ignore[arg-type]
+            out.append({
+                "game": game.id, "status": _status_for(game, seat, []), "ply": game.ply,
+                "your_turn": game.status == "active" and game.turn_seat == seat.position,
+                "players": names, "link": seat_link(ctx, seat), "name": seat.name,
+            })
+        return out

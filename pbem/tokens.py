@@ -1,0 +1,43 @@
+"""Seat and sign-in tokens.
+
+A token is HMAC-SHA256(secret key, purpose + a random salt), 43 url-safe
+characters.  Only the salt and the token's SHA-256 are stored: a copy of the
+database alone opens no seat, and a worker holding the secret key can rebuild a
+seat's link for every email without the token ever being written down.
+Changing ``PBEM_SECRET_KEY`` therefore invalidates every link.
+
+>>> salt = new_salt()
+>>> token = derive("key", "seat", salt)
+>>> len(token), digest(token) == digest(derive("key", "seat", salt))
+(43, True)
+>>> derive("other key", "seat", salt) == token
+False
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{20,100}")
+
+
+def new_salt() -> str:
+    return secrets.token_hex(16)
+
+
+def derive(secret_key: str, purpose: str, salt: str) -> str:
+    mac = hmac.new(secret_key.encode(), f"{purpose}|{salt}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def well_formed(token: object) -> bool:
+    """Cheap shape check before any database look-up."""
+    return isinstance(token, str) and _TOKEN.fullmatch(token) is not None

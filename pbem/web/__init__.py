@@ -1,0 +1,52 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the web app: configuration from defaults, ``PBEM_*`` environment
+    variables and ``config``; the database, the mail relay and Celery wired to it."""
+    from ..config import load_config
+    from ..db import make_engine
+    from ..tasks import celery_init_app
+    from ..context import Context
+    from . import api, csrf, errors, mailbox, pages
+
+    settings = load_config(config)
+    app = Flask(
+        __name__,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+        instance_path=str(Path(settings["DATABASE_URL"].removeprefix("sqlite:///")).parent)
+        if settings["DATABASE_URL"].startswith("sqlite:///") else None,
+    )
+    app.config.update(settings)
+    app.config["MAX_CONTENT_LENGTH"] = settings["MAX_CONTENT_LENGTH"]
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    engine = make_engine(settings["DATABASE_URL"])
+    celery = celery_init_app(app)
+    ctx = Context(engine=engine, config=settings, relay=celery.relay)  # type: ignore[attr-defined]
+    app.extensions["pbem"] = ctx
+
+    csrf.init_app(app)
+    errors.init_app(app)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+    if settings["MAILBOX"]:
+        app.register_blueprint(mailbox.bp)
+    return app
+
+
+def context() -> Any:
+    """The service context of the current app."""
+    from flask import current_app
+
+    return current_app.extensions["pbem"]

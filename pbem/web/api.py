@@ -1,0 +1,77 @@
+"""The JSON API (``/api/v1``): translates requests into service calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+
+from .. import services
+from ..errors import BadRequest, Unauthorized
+from . import context
+from .openapi import OPENAPI
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+def _json_body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object", code="bad-json")
+    return body
+
+
+def _bearer() -> str:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("send your seat token as 'Authorization: Bearer TOKEN'")
+    return token.strip()
+
+
+@bp.post("/games")
+def create_game() -> Any:
+    body = _json_body()
+    players = services.parse_players(body.get("players"))
+    game_id = services.start_game(context(), players, body.get("turn_hours"))
+    view = {"id": game_id, **services.public_game(context(), game_id)}
+    return jsonify(view), 201, {"Location": f"/api/v1/games/{game_id}"}
+
+
+@bp.get("/games/<int:game_id>")
+def game(game_id: int) -> Any:
+    return jsonify(services.public_game(context(), game_id))
+
+
+@bp.get("/games/<int:game_id>/record")
+def record(game_id: int) -> Any:
+    return jsonify(services.export_game(context(), game_id))
+
+
+@bp.get("/seat")
+def seat() -> Any:
+    return jsonify(services.seat_view(context(), _bearer()))
+
+
+@bp.post("/seat/accept")
+def accept() -> Any:
+    return jsonify(services.accept(context(), _bearer()))
+
+
+@bp.post("/seat/moves")
+def move() -> Any:
+    token = _bearer()
+    body = _json_body()
+    view = services.submit_move(context(), token, body.get("move"), body.get("order"), body.get("ply"))
+    return jsonify(view)
+
+
+@bp.post("/seat/mail")
+def mail() -> Any:
+    token = _bearer()
+    return jsonify(services.set_mail(context(), token, _json_body().get("mail")))
+
+
+@bp.get("/openapi.json")
+def openapi() -> Any:
+    return jsonify(OPENAPI)

@@ -1,0 +1,37 @@
+"""Errors become a JSON error on the API and a page everywhere else; never a
+traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from ..errors import ServiceError
+
+
+def _wants_json() -> bool:
+    return request.blueprint == "api" or request.path.startswith("/api/")
+
+
+def error_response(code: str, message: str, status: int) -> Any:
+    if _wants_json():
+        return jsonify({"error": {"code": code, "message": message}}), status
+    return render_template("error.html", code=code, message=message, status=status), status
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(ServiceError)
+    def service_error(e: ServiceError) -> Any:
+        return error_response(e.code, e.message, e.status)
+
+    @app.errorhandler(HTTPException)
+    def http_error(e: HTTPException) -> Any:
+        code = (e.name or "error").lower().replace(" ", "-")
+        return error_response(code, e.description or e.name, e.code or 500)
+
+    @app.errorhandler(Exception)
+    def unexpected(e: Exception) -> Any:
+        app.logger.exception("unexpected error")
+        return error_response("internal-error", "Something went wrong on our side; nothing was changed.", 500)

@@ -1,0 +1,68 @@
+"""The demo's mailbox: every caught email, as its recipient would see it."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from typing import Any
+
+from flask import Blueprint, Response, abort, render_template
+from sqlmodel import col, select
+
+from ..db import session_scope
+from ..models import CaughtMail
+from . import context
+
+bp = Blueprint("mailbox", __name__, url_prefix="/mailbox")
+
+
+def _parse(raw: str) -> Any:
+    return email.message_from_string(raw, policy=email.policy.default)
+
+
+@bp.get("/")
+def index() -> Any:
+    with session_scope(context().engine) as session:
+        mails = list(session.exec(select(CaughtMail).order_by(col(CaughtMail.id).desc()).limit(500)))
+    return render_template("mailbox/index.html", mails=mails)
+
+
+@bp.get("/<int:mail_id>")
+def show(mail_id: int) -> Any:
+    with session_scope(context().engine) as session:
+        mail = session.get(CaughtMail, mail_id)
+    if mail is None:
+        abort(404, description=f"there is no caught mail {mail_id}")
+    msg = _parse(mail.raw)
+    text = msg.get_body(preferencelist=("plain",))
+    html = msg.get_body(preferencelist=("html",))
+    return render_template("mailbox/show.html", mail=mail, msg=msg,
+                           text=text.get_content() if text else "",
+                           has_html=html is not None)
+
+
+@bp.get("/<int:mail_id>/html")
+def html(mail_id: int) -> Any:
+    """The HTML part, with its inline picture pointed at the part below."""
+    with session_scope(context().engine) as session:
+        mail = session.get(CaughtMail, mail_id)
+    if mail is None:
+        abort(404)
+    part = _parse(mail.raw).get_body(preferencelist=("html",))
+    if part is None:
+        abort(404, description="this message has no HTML part")
+    body = part.get_content().replace("cid:board", f"/mailbox/{mail_id}/board.png")
+    return Response(body, mimetype="text/html",
+                    headers={"Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"})
+
+
+@bp.get("/<int:mail_id>/board.png")
+def picture(mail_id: int) -> Any:
+    with session_scope(context().engine) as session:
+        mail = session.get(CaughtMail, mail_id)
+    if mail is None:
+        abort(404)
+    for part in _parse(mail.raw).walk():
+        if part.get_content_type() == "image/png":
+            return Response(part.get_content(), mimetype="image/png")
+    abort(404, description="this message has no picture")

@@ -1,0 +1,124 @@
+"""Fixtures shared by the service, web, mail and end-to-end tests.
+
+Every database test runs twice: on SQLite and on a real PostgreSQL database
+that the session creates and drops.  A service that cannot be reached makes
+its tests skip with the reason, unless PBEM_REQUIRE_SERVICES=1 (set by .ci/run),
+which makes that a failure."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from sqlalchemy import text
+
+from pbem.db import make_engine, upgrade
+
+POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
+REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
+SECRET = "test-secret-key"
+BASE_URL = "https://clans.example"
+TABLES = ["caught_mail", "outbox", "move", "login", "seat", "game"]
+
+
+def unavailable(what: str, why: object) -> None:
+    """Skip, or fail when the services are required."""
+    message = f"{what} not reachable, skipped: {why}"
+    if REQUIRE:
+        pytest.fail(message + " (PBEM_REQUIRE_SERVICES=1)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def postgresql_url() -> Iterator[str]:
+    import psycopg
+
+    name = f"pbem_test_{uuid.uuid4().hex[:10]}"
+    admin = POSTGRES_ADMIN.replace("postgresql+psycopg://", "postgresql://")
+    try:
+        with psycopg.connect(admin, autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError as e:
+        unavailable("PostgreSQL", e)
+    url = POSTGRES_ADMIN.rsplit("/", 1)[0] + f"/{name}"
+    upgrade(url)
+    yield url
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'pbem.sqlite3'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """A migrated, empty database on each backend."""
+    url: str = request.getfixturevalue(f"{request.param}_url")
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        if request.param == "postgresql":
+            conn.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
+        else:
+            for table in TABLES:
+                conn.execute(text(f"DELETE FROM {table}"))
+    engine.dispose()
+    return url
+
+
+def app_config(database_url: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": SECRET,
+        "BASE_URL": BASE_URL,
+        "BROKER_URL": "",
+        "SMTP_HOST": "",
+        "MAILBOX": True,
+        "TESTING": True,
+        **extra,
+    }
+
+
+@pytest.fixture
+def app(database_url: str) -> Iterator[Any]:
+    from pbem.web import create_app
+
+    app = create_app(app_config(database_url))
+    yield app
+    app.extensions["pbem"].engine.dispose()
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def ctx(app: Any) -> Any:
+    return app.extensions["pbem"]
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.exceptions.ConnectionError as e:
+        unavailable("Redis", e)
+    return REDIS_URL
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium")
+    if not Path(path).exists():
+        unavailable("Chromium", f"no browser at {path} (apt-get install chromium)")
+    return path

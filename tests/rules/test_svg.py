@@ -1,0 +1,277 @@
+"""The SVG board picture (pbem.rules.svg)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+from pbem.rules.board import Board, classic_board
+from pbem.rules.svg import (
+    CLAN_COLOURS,
+    LAST_MOVE,
+    TERRAIN_COLOURS,
+    board_svg,
+    lay_out,
+)
+from pbem.rules.tables import CLANS
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def start_view(board: Board) -> dict[str, Any]:
+    """One hut on every territory, as at the start of a game."""
+    huts = {}
+    for region, tids in sorted(board.regions_map().items()):
+        for i, tid in enumerate(sorted(tids)):
+            huts[str(tid)] = {CLANS[(i + region) % 5]: 1}
+    return {"huts": huts, "villages": [], "last_move": None}
+
+
+#: Half the territories empty, stacks of 2 to 9, three villages, last move 33 -> 32.
+MID_GAME: dict[str, Any] = {
+    "huts": {
+        "3": {"red": 2, "yellow": 1, "green": 2, "blue": 1, "black": 1},
+        "4": {"green": 1, "black": 1},
+        "6": {"red": 1, "blue": 1},
+        "7": {"red": 1, "yellow": 2, "black": 1},
+        "10": {"blue": 1},
+        "12": {"black": 1},
+        "15": {"green": 1},
+        "18": {"yellow": 1},
+        "20": {"green": 1},
+        "22": {"yellow": 1},
+        "24": {"green": 1},
+        "25": {"blue": 1},
+        "27": {"red": 5, "blue": 2, "black": 1},
+        "28": {"black": 1},
+        "29": {"green": 1},
+        "30": {"yellow": 2, "blue": 1, "black": 1},
+        "31": {"blue": 1},
+        "32": {"red": 1, "black": 2},
+        "37": {"yellow": 1, "green": 1},
+        "40": {"red": 1, "yellow": 1, "green": 1, "blue": 2},
+        "42": {"red": 1, "yellow": 1, "green": 1},
+        "43": {"red": 4, "yellow": 1, "blue": 2, "black": 1},
+        "47": {"green": 2, "blue": 1},
+        "48": {"yellow": 7, "red": 2},
+        "51": {"yellow": 1},
+        "54": {"blue": 1, "black": 1},
+        "56": {"black": 1},
+        "57": {"red": 1},
+        "58": {"red": 1, "black": 1},
+        "60": {"yellow": 1},
+    },
+    "villages": [
+        {"number": 1, "territory": 6, "epoch": 1, "points": 3, "clans": ["blue", "red"]},
+        {"number": 2, "territory": 25, "epoch": 1, "points": 2, "clans": ["blue"]},
+        {"number": 3, "territory": 47, "epoch": 1, "points": 4, "clans": ["blue", "green"]},
+    ],
+    "last_move": "33-32",
+}
+
+
+@pytest.fixture(scope="module")
+def board() -> Board:
+    return classic_board()
+
+
+def parse(svg: str) -> ET.Element:
+    root = ET.fromstring(svg)
+    assert root.tag == NS + "svg"
+    return root
+
+
+def territories(root: ET.Element) -> dict[int, ET.Element]:
+    found = [e for e in root.iter() if "data-territory" in e.attrib]
+    out = {int(e.attrib["data-territory"]): e for e in found}
+    assert len(out) == len(found)
+    return out
+
+
+def title_of(element: ET.Element) -> str:
+    title = element.find(NS + "title")
+    assert title is not None and title.text is not None
+    return title.text
+
+
+def label_group(root: ET.Element, tid: int) -> ET.Element:
+    for g in root.iter(NS + "g"):
+        if g.attrib.get("class") == "label" and g.attrib.get("data-for") == str(tid):
+            return g
+    raise AssertionError(f"no label for {tid}")
+
+
+def token_counts(root: ET.Element, tid: int) -> list[tuple[str, str]]:
+    out = []
+    for hut in label_group(root, tid).iter(NS + "g"):
+        if hut.attrib.get("class") == "hut":
+            text = hut.find(NS + "text")
+            assert text is not None and text.text is not None
+            out.append((hut.attrib["data-clan"], text.text))
+    return out
+
+
+def classes(element: ET.Element) -> set[str]:
+    return set(element.attrib.get("class", "").split())
+
+
+def test_standalone_svg_with_board_viewbox(board: Board) -> None:
+    root = parse(board_svg(board, MID_GAME))
+    assert root.attrib["viewBox"] == "0 0 1000 700"
+    assert root.attrib["width"] == "100%"
+    assert "height" not in root.attrib
+    sized = parse(board_svg(board, MID_GAME, width=600))
+    assert (sized.attrib["width"], sized.attrib["height"]) == ("600", "420")
+
+
+def test_sixty_territories_with_ids_numbers_and_terrain_fills(board: Board) -> None:
+    root = parse(board_svg(board, start_view(board)))
+    terr = territories(root)
+    assert sorted(terr) == list(range(1, 61))
+    for tid, el in terr.items():
+        assert el.attrib["id"] == f"t-{tid}"
+        assert el.attrib["fill"] == TERRAIN_COLOURS[board.terrain(tid)]
+        assert board.terrain(tid) in classes(el)
+        assert el.attrib["d"].startswith("M") and el.attrib["d"].endswith("Z")
+    numbers = {t.text for t in root.iter(NS + "text") if t.attrib.get("class") == "number"}
+    assert numbers == {str(n) for n in range(1, 61)}
+    assert len(root.findall(f".//{NS}g[@class='lakes']/{NS}path")) == 6
+    assert len(root.findall(f".//{NS}g[@class='rivers']/{NS}path")) == 64
+
+
+def test_start_position_shows_one_hut_everywhere(board: Board) -> None:
+    view = start_view(board)
+    root = parse(board_svg(board, view))
+    terr = territories(root)
+    for tid in board:
+        (clan,) = view["huts"][str(tid)]
+        assert token_counts(root, tid) == [(clan, "1")]
+        assert title_of(terr[tid]) == f"{tid} · {board.terrain(tid)} · {clan} 1"
+
+
+def test_hut_counts_in_titles_and_tokens(board: Board) -> None:
+    root = parse(board_svg(board, MID_GAME))
+    terr = territories(root)
+    assert title_of(terr[43]) == "43 · grassland · red 4, yellow 1, blue 2, black 1"
+    assert title_of(terr[3]) == "3 · grassland · red 2, yellow 1, green 2, blue 1, black 1"
+    assert title_of(terr[1]) == "1 · grassland · empty"
+    assert token_counts(root, 43) == [("red", "4"), ("yellow", "1"), ("blue", "2"), ("black", "1")]
+    assert token_counts(root, 48) == [("red", "2"), ("yellow", "7")]
+    assert token_counts(root, 1) == []
+    assert "empty" in classes(terr[1]) and "empty" not in classes(terr[43])
+    # Token discs use the clan colours; yellow has dark text, black light text.
+    for hut in label_group(root, 43).iter(NS + "g"):
+        if hut.attrib.get("class") == "hut":
+            disc = hut.findall(NS + "circle")[-1]
+            assert disc.attrib["fill"] == CLAN_COLOURS[hut.attrib["data-clan"]]
+            text = hut.find(NS + "text")
+            assert text is not None
+            dark = text.attrib["fill"] != "#ffffff"
+            assert dark == (hut.attrib["data-clan"] == "yellow")
+
+
+def test_tokens_stay_on_the_board(board: Board) -> None:
+    big = {str(t): {c: 9 for c in CLANS} for t in board}
+    root = parse(board_svg(board, {"huts": big}))
+    for circle in root.iter(NS + "circle"):
+        x, y, r = (float(circle.attrib[k]) for k in ("cx", "cy", "r"))
+        assert r <= x <= 1000 - r and r <= y <= 700 - r
+
+
+def test_selectable_target_and_selected_classes(board: Board) -> None:
+    root = parse(board_svg(board, MID_GAME, selectable=[32, 43], targets=iter([31, 33]), selected=43))
+    terr = territories(root)
+    assert {"territory", "selectable", "selected"} <= classes(terr[43])
+    assert "selectable" in classes(terr[32]) and "selected" not in classes(terr[32])
+    assert "target" in classes(terr[31]) and "target" in classes(terr[33])
+    assert not classes(terr[1]) & {"selectable", "target", "selected"}
+    assert sum("selected" in classes(e) for e in terr.values()) == 1
+    overlays = {(e.attrib["class"], e.attrib["data-for"]) for e in root.iter(NS + "path") if "data-for" in e.attrib}
+    assert {("hl-selected", "43"), ("hl-target", "31"), ("hl-target", "33")} <= overlays
+
+
+def test_last_move_outlined_with_an_arrow(board: Board) -> None:
+    root = parse(board_svg(board, MID_GAME))
+    arrow = root.find(f".//{NS}g[@id='last-move']")
+    assert arrow is not None and arrow.attrib["data-move"] == "33-32"
+    assert any(p.attrib.get("stroke") == LAST_MOVE for p in arrow.iter(NS + "path"))
+    marked = {
+        (p.attrib["class"], p.attrib["data-for"])
+        for p in root.iter(NS + "path")
+        if p.attrib.get("class", "").startswith("hl-last-move")
+    }
+    assert marked == {("hl-last-move hl-from", "33"), ("hl-last-move hl-to", "32")}
+    # The arrow runs from 33's label towards 32's.
+    pic = lay_out(board, MID_GAME)
+    assert pic.arrow is not None
+    start, tip = pic.arrow.start, pic.arrow.head[0]
+    l33, l32 = pic.layouts[33].number_at, pic.layouts[32].number_at
+    assert abs(start[0] - l33[0]) < abs(tip[0] - l33[0])
+    assert abs(tip[0] - l32[0]) < abs(start[0] - l32[0])
+
+
+@pytest.mark.parametrize("last", [None, "", "12", "12-", "x-y", "12-999", 1213, "1-2-3"])
+def test_no_arrow_without_a_usable_last_move(board: Board, last: Any) -> None:
+    svg = board_svg(board, {**MID_GAME, "last_move": last})
+    root = parse(svg)
+    assert root.find(f".//{NS}g[@id='last-move']") is None
+    assert "hl-last-move" not in svg
+
+
+def test_villages_get_a_badge_with_number_and_points(board: Board) -> None:
+    root = parse(board_svg(board, MID_GAME))
+    terr = territories(root)
+    badges = {}
+    for g in root.iter(NS + "g"):
+        if g.attrib.get("class") == "label":
+            for badge in g.iter(NS + "g"):
+                if badge.attrib.get("class") == "village-badge":
+                    text = badge.find(NS + "text")
+                    assert text is not None
+                    badges[int(g.attrib["data-for"])] = text.text
+    assert badges == {6: "V1 · 3 pts", 25: "V2 · 2 pts", 47: "V3 · 4 pts"}
+    assert title_of(terr[47]) == "47 · steppe · green 2, blue 1 · village 3 (epoch I), 4 points"
+    assert "village" in classes(terr[6]) and "village" not in classes(terr[43])
+
+
+def test_missing_and_malformed_view_parts_are_tolerated(board: Board) -> None:
+    views: list[dict[str, Any]] = [{}, {"huts": None, "villages": None, "last_move": None},
+                 {"huts": {"x": 1, "999": {"red": 1}, "5": {"red": "many", "blue": -1}},
+                  "villages": [None, {"territory": "abc"}, {"territory": 5}]}]
+    for view in views:
+        root = parse(board_svg(board, view))
+        terr = territories(root)
+        assert len(terr) == 60
+        assert title_of(terr[5]).endswith("empty") or "village" in title_of(terr[5])
+
+
+def test_hostile_text_is_escaped(board: Board) -> None:
+    hostile = '<script>alert("x")</script> & \'co\' ]]>'
+    view: dict[str, Any] = {"huts": {"12": {hostile: 2, "red": 1}}, "villages": [], "last_move": None}
+    svg = board_svg(board, view, title=hostile)
+    assert "<script>" not in svg
+    root = parse(svg)
+    assert title_of(root) == hostile
+    assert root.attrib["aria-label"] == hostile
+    assert title_of(territories(root)[12]) == f"12 · steppe · red 1, {hostile} 2"
+    assert (hostile, "2") in token_counts(root, 12)
+
+
+def test_deterministic(board: Board) -> None:
+    a = board_svg(board, MID_GAME, selectable={43, 32, 3}, targets=[33])
+    b = board_svg(board, dict(MID_GAME), selectable=[3, 32, 43], targets=(33,))
+    assert a == b
+
+
+def test_board_without_drawing_data_gets_a_grid() -> None:
+    inline = Board.from_data({"territories": [
+        {"id": 1, "terrain": "forest", "neighbours": [2]},
+        {"id": 2, "terrain": "steppe", "neighbours": [1, 3]},
+        {"id": 3, "terrain": "mountain", "neighbours": [2]},
+    ]})
+    root = parse(board_svg(inline, {"huts": {"2": {"red": 3}}, "last_move": "1-2"}))
+    assert sorted(territories(root)) == [1, 2, 3]
+    assert token_counts(root, 2) == [("red", "3")]
+    assert root.find(f".//{NS}g[@id='last-move']") is not None

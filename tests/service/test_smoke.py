@@ -1,0 +1,11 @@
+from pbem import services
+from tests.support import caught, new_game, play, to_move
+
+
+def test_game_starts_and_moves(ctx):
+    game_id, toks = new_game(ctx)
+    t, view = to_move(ctx, toks)
+    assert view["status"] == "active" and view["clan"] in {"red", "yellow", "green", "blue", "black"}
+    play(ctx, toks, 3)
+    assert services.public_game(ctx, game_id)["ply"] == 3
+    assert len(caught(ctx, kind="invite")) == 3

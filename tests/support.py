@@ -1,0 +1,70 @@
+"""Helpers for tests that play games through the service."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from email.message import EmailMessage
+from typing import Any
+
+from sqlmodel import col, select
+
+from pbem import services, tokens
+from pbem.db import session_scope
+from pbem.models import CaughtMail, Seat
+
+PLAYERS = [
+    {"name": "Ann", "email": "ann@example.org"},
+    {"name": "Bob", "email": "bob@example.org"},
+    {"name": "Cid", "email": "cid@example.org"},
+]
+
+
+def seat_tokens(ctx: Any, game_id: int) -> list[str]:
+    """The seat tokens of a game, in seat order (derived as the mailer does)."""
+    with session_scope(ctx.engine) as session:
+        seats = session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))).all()
+        return [tokens.derive(ctx.config["SECRET_KEY"], "seat", s.token_salt) for s in seats]
+
+
+def new_game(ctx: Any, players: int = 3, *, start: bool = True) -> tuple[int, list[str]]:
+    """A game with ``players`` players, all accepted (so dealt) when ``start``."""
+    game_id = services.start_game(ctx, services.parse_players(PLAYERS[:players] if players <= 3 else PLAYERS + [
+        {"name": "Dee", "email": "dee@example.org"}]))
+    toks = seat_tokens(ctx, game_id)
+    if start:
+        for t in toks:
+            services.accept(ctx, t)
+    return game_id, toks
+
+
+def to_move(ctx: Any, toks: list[str]) -> tuple[str, dict[str, Any]]:
+    """The token of the seat to move and its view."""
+    for t in toks:
+        view = services.seat_view(ctx, t)
+        if view["your_turn"]:
+            return t, view
+    raise AssertionError("nobody is to move")
+
+
+def play(ctx: Any, toks: list[str], moves: int) -> None:
+    """Play ``moves`` moves, each the first legal move of the seat to move."""
+    for _ in range(moves):
+        t, view = to_move(ctx, toks)
+        services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+
+
+def caught(ctx: Any, recipient: str | None = None, kind: str | None = None) -> list[EmailMessage]:
+    """The messages the mailbox caught, oldest first."""
+    with session_scope(ctx.engine) as session:
+        query = select(CaughtMail).order_by(col(CaughtMail.id))
+        rows = session.exec(query).all()
+        raws = [(r.recipient, r.kind, r.raw) for r in rows]
+    out = []
+    for to, k, raw in raws:
+        if recipient is not None and recipient not in to:
+            continue
+        if kind is not None and k != kind:
+            continue
+        out.append(email.message_from_string(raw, policy=email.policy.default))
+    return out  # type: ignore[return-value]
