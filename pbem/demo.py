@@ -1,0 +1,81 @@
+"""``pbem demo``: the whole service on embedded defaults, one command.
+
+SQLite under ``instance/``, background work in-process, mail caught in the
+mailbox at ``/mailbox``, and a seeded three-player game."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+from sqlmodel import select
+
+DEMO_PLAYERS = [
+    {"name": "Ann", "email": "ann@demo.example"},
+    {"name": "Bob", "email": "bob@demo.example"},
+    {"name": "Cid", "email": "cid@demo.example"},
+]
+
+
+def seed(ctx: Any) -> int | None:
+    """Start the demo game once; every player accepts, so it is dealt and the
+    first player's turn mail is waiting in the mailbox.  Returns its id if new."""
+    from . import services
+    from .db import session_scope
+    from .models import Game, Seat
+
+    with session_scope(ctx.engine) as session:
+        if session.exec(select(Game.id)).first() is not None:
+            return None
+    game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
+    with session_scope(ctx.engine) as session:
+        seats = list(session.exec(select(Seat).where(Seat.game_id == game_id)))
+    for seat in seats:
+        services.accept(ctx, services.seat_token(ctx, seat))
+    return game_id
+
+
+def _clock(ctx: Any, app: Any, stop: threading.Event, every: float) -> None:
+    try:
+        from .clock import tick
+    except ImportError:  # the clock arrives with the deadlines work
+        return
+    while not stop.wait(every):
+        try:
+            with app.app_context():
+                tick(ctx)
+        except Exception:  # noqa: BLE001 - the demo keeps running; the log says why
+            logging.getLogger(__name__).exception("periodic work failed")
+
+
+def run_demo() -> int:
+    from .config import load_config
+    from .db import upgrade
+    from .web import create_app
+
+    host = os.environ.get("PBEM_DEMO_HOST", "127.0.0.1")
+    port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
+    overrides = {"BASE_URL": os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}"),
+                 "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True}
+    config = load_config(overrides)
+    upgrade(config["DATABASE_URL"])
+    app = create_app(overrides)
+    ctx = app.extensions["pbem"]
+    with app.app_context():
+        game_id = seed(ctx)
+    stop = threading.Event()
+    threading.Thread(target=_clock, args=(ctx, app, stop, 5.0), daemon=True).start()
+    base = config["BASE_URL"]
+    print("\nClans by Mail is running.")
+    if game_id:
+        print(f"  A demo game ({game_id}) for Ann, Bob and Cid is waiting.")
+    print(f"  Open the mailbox:  {base}/mailbox/   (every email the service sends lands here)")
+    print(f"  Start a new game:  {base}/")
+    print("  Stop with Ctrl-C.\n", flush=True)
+    try:
+        app.run(host=host, port=port, threaded=True, use_reloader=False)
+    finally:
+        stop.set()
+    return 0
