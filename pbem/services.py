@@ -203,13 +203,14 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
         seat = _seat_for(session, token)
         game = session.get(Game, seat.game_id)
         assert game is not None
-        if game.status != "invited":
-            raise errors.Conflict("this game has already started", code="already-started")
-        if seat.accepted_at is None:
-            seat.accepted_at = now
-            session.add(seat)
-            session.flush()
         seats = _seats(session, game.id)  # type: ignore[arg-type]
+        if seat.accepted_at is not None:  # accepting twice is accepting once
+            return game_view(ctx, game, seats, seat)
+        if game.status != "invited":
+            raise errors.Conflict(f"this game is {game.status}", code="game-over")
+        seat.accepted_at = now
+        session.add(seat)
+        session.flush()
         outbox: list[Outbox | None] = []
         if all(s.accepted_at is not None for s in seats):
             # Guarded like a move: only one acceptance may start the game.
@@ -251,8 +252,10 @@ def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], ru
     """The messages a new position calls for: the next player's turn, or the end."""
     common = dict(base_url=ctx.base_url, now=now, game_id=game.id)
     if rules.is_over():
+        # Everyone who has not turned this game's mail off learns the result.
         return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id, **common)
-                for s in seats]
+                for s in seats if s.mail != "none"]
+    _apply_pause(session, game, seats, rules, now)
     seat = seats[rules.turn]  # type: ignore[index]
     if seat.mail != "every":
         return []
@@ -445,3 +448,94 @@ def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
                 "players": names, "link": seat_link(ctx, seat), "name": seat.name,
             })
         return out
+
+
+# -- the clock: vacations and the autopilot -------------------------------------
+
+
+def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
+    """Pause this player's own clock for ``days`` days (from their vacation
+    allowance for the game).  If it is their turn the deadline moves back by the
+    pause; a turn that reaches them while paused starts its clock when the pause
+    ends.  Everyone sees the pause (``paused_until`` in the view)."""
+    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+        raise errors.Invalid("days must be a whole number of days, at least 1", code="invalid-days")
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        seat = _seat_for(session, token)
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        if game.status != "active":
+            raise errors.Conflict("the clock runs only while the game is being played",
+                                  code="not-started" if game.status == "invited" else "game-over")
+        if days > seat.vacation_days_left:
+            raise errors.Invalid(f"you have {seat.vacation_days_left} vacation day"
+                                 f"{'' if seat.vacation_days_left == 1 else 's'} left in this game",
+                                 code="invalid-days")
+        pause = timedelta(days=days)
+        paused = as_utc(seat.paused_until)
+        seat.paused_until = (paused if paused and paused > now else now) + pause
+        seat.vacation_days_left -= days
+        session.add(seat)
+        if game.turn_seat == seat.position and game.deadline is not None:
+            # The deadline moves with the pause, and a new deadline deserves a new reminder.
+            game.deadline = as_utc(game.deadline) + pause  # type: ignore[operator]
+            game.reminded_for = None
+            session.add(game)
+        session.flush()
+        return game_view(ctx, game, _seats(session, game.id), seat)  # type: ignore[arg-type]
+
+
+def autopilot_seed(game_seed: int, ply: int) -> int:
+    """The autopilot's random seed for one move: the same game and ply always
+    give the same move."""
+    return game_seed * 1_000_003 + ply
+
+
+def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
+    """Move for the seat whose deadline for move ``ply`` has passed, stored
+    exactly like a player's move (same ply guard); every player with mail on is
+    told (``deadline`` mail) and the next turn mail goes out as usual.  Returns
+    the move, or ``None`` when there is nothing to do (someone moved first, the
+    deadline was moved, the game is over)."""
+    from .rules.bots import choose_move
+
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, game_id)
+        if game is None or game.status != "active" or game.ply != ply:
+            return None
+        deadline = as_utc(game.deadline)
+        if deadline is None or deadline > now:
+            return None
+        rules = _rules_game(game)
+        if rules is None or rules.turn is None:
+            return None
+        seats = _seats(session, game_id)
+        seat = seats[rules.turn]
+        move, order = choose_move(rules, random.Random(autopilot_seed(game.seed, ply)))
+        rules.push(move, order)
+        outbox = _store_move(ctx, session, game, seats, seat, rules, move,
+                             list(order) if order is not None else None, now, autopilot=True)
+        if outbox is None:
+            return None
+        seat.autopilot_streak += 1
+        session.add(seat)
+        for s in seats:
+            if s.mail != "none":
+                outbox.append(enqueue(session, kind="deadline", event=f"autopilot:{ply}", recipient=s.email,
+                                      base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
+    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    return str(move)
+
+
+def _apply_pause(session: Session, game: Game, seats: Sequence[Seat], rules: RulesGame, now: datetime) -> None:
+    """A turn that reaches a player on vacation starts its clock when the pause ends."""
+    if rules.turn is None or game.deadline is None:
+        return
+    paused = as_utc(seats[rules.turn].paused_until)
+    if paused is not None and paused > now:
+        later = paused + timedelta(hours=game.turn_hours)
+        if later > as_utc(game.deadline):  # type: ignore[operator]
+            game.deadline = later
+            session.add(game)

@@ -52,7 +52,7 @@ def load_record(record: Any) -> Game:
     if (
         not isinstance(players, list)
         or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS
-        or not all(isinstance(p, str) and p.strip() for p in players)
+        or not all(isinstance(p, str) and p for p in players)
     ):
         raise errors.InvalidRecord(
             f"record: players must be {MIN_PLAYERS} to {MAX_PLAYERS} non-empty names, not {_show(players)}"
