@@ -228,10 +228,22 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
 
 def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: datetime) -> list[Outbox | None]:
     deal = deal_game([s.name for s in seats], random.Random(game.seed))
-    rules = deal.game()
+    # Seats are renumbered so that the drawn first player sits at 0: play goes
+    # round in seat order, and the game's record (which starts with the first
+    # player) has exactly the service's seat order.
+    n = len(seats)
+    for seat in seats:
+        seat.position += n  # out of the way of the unique (game, position)
+        session.add(seat)
+    session.flush()
     for seat, clan in zip(seats, deal.clans):
+        seat.position = (seat.position - n - deal.first) % n
         seat.clan = clan
         session.add(seat)
+    session.flush()
+    seats.sort(key=lambda s: s.position)
+    rules = RulesGame(deal.board, [s.name for s in seats], {t: [c] for t, c in deal.setup},
+                      clans=[s.clan for s in seats], first=0)
     game.status = "active"
     game.started_at = now
     game.state = json.dumps(rules.to_json())
@@ -252,9 +264,8 @@ def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], ru
     """The messages a new position calls for: the next player's turn, or the end."""
     common = dict(base_url=ctx.base_url, now=now, game_id=game.id)
     if rules.is_over():
-        # Everyone who has not turned this game's mail off learns the result.
         return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id, **common)
-                for s in seats if s.mail != "none"]
+                for s in seats]
     _apply_pause(session, game, seats, rules, now)
     seat = seats[rules.turn]  # type: ignore[index]
     if seat.mail != "every":

@@ -1,17 +1,30 @@
 """Background work as Celery tasks, and the relay that hands outbox rows to them.
 
 Tasks take ids, re-read the database and check the world before acting.  With
-no broker configured (the embedded default) Celery runs them in-process."""
+no broker configured (the embedded default) Celery runs them in-process.
+
+Nothing waits in the broker for long: deadlines and retry times live in the
+database, and beat runs the clock (:mod:`pbem.clock`) that scans them.  A task
+retries itself only for short waits; anything longer is left to the sweep."""
 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any, Iterable
 
 from celery import Celery, Task, shared_task
+from celery.schedules import crontab
 from flask import Flask, current_app
+from sqlalchemy.exc import OperationalError
 
 log = logging.getLogger(__name__)
+
+#: A task waits for its own retry at most this long; later retries are the sweep's.
+MAX_TASK_RETRY_DELAY = timedelta(minutes=10)
+#: How often beat runs the sweep and the deadline scan.
+SWEEP_SECONDS = 60.0
+DEADLINE_SECONDS = 60.0
 
 
 def _ctx() -> Any:
@@ -26,27 +39,57 @@ def _transport() -> Any:
 
 
 @shared_task(name="pbem.deliver", bind=True, acks_late=True, reject_on_worker_lost=True,
-             max_retries=8, soft_time_limit=60, time_limit=90, ignore_result=True)
+             autoretry_for=(OperationalError, ConnectionError), retry_backoff=5, retry_backoff_max=600,
+             retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=90, ignore_result=True)
 def deliver(self: Task, outbox_id: int) -> str:
-    """Deliver one outbox row.  A passing failure is retried with exponential
-    backoff and jitter; the row's own schedule (``next_attempt_at``) is kept too,
-    so the sweep finds it if this process dies."""
-    from .mail.delivery import backoff, deliver as deliver_row
+    """Deliver one outbox row.  A passing SMTP failure is retried at the row's
+    own next attempt time (exponential backoff with jitter, kept in the
+    database) when that is soon; otherwise, or if this process dies, the sweep
+    finds the row.  A database that cannot be reached is retried with backoff."""
+    from .mail.delivery import deliver as deliver_row, next_attempt
 
-    outcome = deliver_row(_ctx(), outbox_id, _transport())
-    if outcome == "retry" and not self.request.is_eager:
-        raise self.retry(countdown=backoff(self.request.retries + 1).total_seconds())
+    ctx = _ctx()
+    outcome = deliver_row(ctx, outbox_id, _transport())
+    if outcome == "retry" and not self.request.is_eager and self.request.retries < self.max_retries:
+        when = next_attempt(ctx, outbox_id)
+        if when is not None:
+            wait = max(when - ctx.now(), timedelta(0))
+            if wait <= MAX_TASK_RETRY_DELAY:
+                raise self.retry(countdown=wait.total_seconds() + 1)
     return outcome
 
 
 @shared_task(name="pbem.sweep_outbox", ignore_result=True, soft_time_limit=240, time_limit=300)
 def sweep_outbox() -> int:
     """Hand every pending row that is due to the workers (beat runs this)."""
-    from .mail.delivery import due
+    from .clock import sweep_outbox as sweep
 
-    ids = due(_ctx())
-    relay(ids)
-    return len(ids)
+    return len(sweep(_ctx(), handoff=relay))
+
+
+@shared_task(name="pbem.clock.deadlines", ignore_result=True, soft_time_limit=240, time_limit=300)
+def deadlines() -> dict[str, int]:
+    """The autopilot for every passed deadline, then the reminders that are due."""
+    from .clock import expire_deadlines, send_reminders
+
+    ctx = _ctx()
+    return {"autopilot": len(expire_deadlines(ctx)), "reminders": len(send_reminders(ctx))}
+
+
+@shared_task(name="pbem.clock.digests", ignore_result=True, soft_time_limit=600, time_limit=660)
+def digests() -> int:
+    """The daily digests (at most one per player, game and day however often it runs)."""
+    from .clock import send_digests
+
+    return len(send_digests(_ctx()))
+
+
+@shared_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)
+def tick() -> dict[str, int]:
+    """All the periodic work once (for an operator: ``celery call pbem.clock.tick``)."""
+    from .clock import tick as run
+
+    return run(_ctx())
 
 
 def relay(ids: Iterable[int]) -> None:
@@ -54,11 +97,30 @@ def relay(ids: Iterable[int]) -> None:
     down the rows stay pending in the database and the sweep sends them later;
     the change that wrote them is never undone for it."""
     task = current_app.extensions["celery"].tasks["pbem.deliver"]
-    for outbox_id in ids:
+    ids = list(ids)
+    for n, outbox_id in enumerate(ids):
         try:
             task.apply_async((outbox_id,), retry=False)
         except Exception as e:  # noqa: BLE001 - broker down: the sweep catches up
-            log.warning("outbox %s left for the sweep: %s", outbox_id, e)
+            # One failure is enough to know: don't make the caller wait for each row.
+            log.warning("outbox %s left for the sweep (broker unreachable: %s)",
+                        ", ".join(map(str, ids[n:])), e)
+            return
+
+
+def beat_schedule() -> dict[str, dict[str, Any]]:
+    """What ``celery -A worker beat`` runs.  Each entry expires before the next
+    one is due, so a backlog built while no worker ran is not replayed."""
+    return {
+        "sweep-outbox": {"task": "pbem.sweep_outbox", "schedule": SWEEP_SECONDS,
+                         "options": {"expires": SWEEP_SECONDS * 0.9}},
+        "deadlines-and-reminders": {"task": "pbem.clock.deadlines", "schedule": DEADLINE_SECONDS,
+                                    "options": {"expires": DEADLINE_SECONDS * 0.9}},
+        # Hourly and idempotent: the day's digest goes at the first run after
+        # DIGEST_HOUR (UTC), even if beat was down at that hour.
+        "daily-digest": {"task": "pbem.clock.digests", "schedule": crontab(minute=7),
+                         "options": {"expires": 3000}},
+    }
 
 
 def celery_init_app(app: Flask) -> Celery:
@@ -78,13 +140,22 @@ def celery_init_app(app: Flask) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # Every network call has a time limit: the broker's connection and sockets
+        # (publishing while Redis is down fails in seconds, not minutes).
         broker_connection_timeout=3,
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"socket_timeout": 3, "socket_connect_timeout": 3,
-                                  "visibility_timeout": 3600},
-        beat_schedule={
-            "sweep-outbox": {"task": "pbem.sweep_outbox", "schedule": 60.0},
-        },
+        # Publishing (the relay, after a commit) tries a down broker once more,
+        # briefly, and gives up: the rows wait in the outbox for the sweep.
+        broker_transport_options={"socket_timeout": 5, "socket_connect_timeout": 3,
+                                  "visibility_timeout": 3600, "max_retries": 1,
+                                  "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5},
+        broker_pool_limit=4,
+        redis_socket_timeout=5,
+        redis_socket_connect_timeout=3,
+        worker_cancel_long_running_tasks_on_connection_loss=True,
+        timezone="UTC",
+        enable_utc=True,
+        beat_schedule=beat_schedule(),
     )
     celery.set_default()
     app.extensions["celery"] = celery

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import random
-from datetime import datetime, timedelta
+import textwrap
+from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from typing import Any
 
@@ -15,10 +16,11 @@ from sqlmodel import Session, col, select
 from .. import services
 from ..context import Context
 from ..db import as_utc, session_scope
-from ..models import Game, Login, Outbox, Seat
+from ..models import Game, Login, MoveRecord, Outbox, Seat
 from ..rules import classic_board
+from ..rules.svg import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
-from ..rules.views import describe_history
+from ..rules.views import describe_history, describe_village
 from . import messages
 from .transport import PermanentFailure, Transport
 
@@ -102,33 +104,78 @@ def due(ctx: Context, limit: int = 200) -> list[int]:
 
 # -- composing -----------------------------------------------------------------
 
+#: Kinds that show the board (as text, and as the inline PNG in the HTML part).
+BOARD_KINDS = ("turn", "reminder", "deadline", "game-over", "digest")
+
 
 def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     """The message for a row as the world now stands, or ``None`` if it no longer
-    should go (a turn that is over, a spent sign-in link)."""
+    should go (a turn that is over, a spent sign-in link, mail turned off)."""
     envelope = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
                     message_id=row.message_id, kind=row.kind, game_id=row.game_id)
     if row.kind == "login":
         login = session.get(Login, row.login_id)
         if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():  # type: ignore[operator]
             return None
-        context = {"link": services.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"]}
+        context = {"link": services.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
+                   "base_url": ctx.base_url, "kind": row.kind}
         return messages.build(messages.Envelope(**envelope), context)
     game = session.get(Game, row.game_id)
     seat = session.get(Seat, row.seat_id)
-    if game is None or seat is None:
+    if game is None or seat is None or seat.game_id != game.id:
+        return None
+    if not _still_wanted(ctx, row, game, seat):
         return None
     seats = list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))))
-    if row.kind == "turn" and not _still_their_turn(game, seat, row.event):
-        return None
+    # The one view of the game for this recipient: mail shows nothing else.
     view = services.game_view(ctx, game, seats, seat)
     link = services.seat_link(ctx, seat)
-    context = mail_context(view, seat_name=seat.name, link=link, since_ply=_last_turn_ply(view, seat.position))
+    if row.kind == "digest":
+        since = _digest_since_ply(session, row, seat, game)
+    elif row.kind == "deadline":
+        since = len(view.get("history", []))
+    else:
+        since = _last_turn_ply(view, seat.position)
+    context = mail_context(view, seat_name=seat.name, link=link, since_ply=since, now=ctx.now())
+    context.update(kind=row.kind, base_url=ctx.base_url,
+                   unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}")
+    if row.kind == "deadline":
+        context.update(_autopilot_context(view, _event_ply(row.event), seat.position))
     picture = None
-    if row.kind in ("turn", "game-over", "reminder", "deadline") and view.get("huts"):
+    if row.kind in BOARD_KINDS and view.get("huts"):
         picture = _picture(view)
-    unsubscribe = f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}" if row.kind != "invite" else None
-    return messages.build(messages.Envelope(**envelope, unsubscribe=unsubscribe), context, picture=picture)
+    context["has_board"] = picture is not None
+    return messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
+                          picture=picture)
+
+
+def _event_ply(event: str) -> int:
+    """The ply in an event key such as ``ply:12``, ``remind:12:1700000000``."""
+    try:
+        return int(event.split(":")[1])
+    except (IndexError, ValueError):
+        return -1
+
+
+def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+    """Whether the world still calls for this message (checked just before sending)."""
+    if row.kind == "invite":
+        # Late (e.g. the broker was down) but still useful unless they accepted already.
+        return game.status in ("invited", "active") and seat.accepted_at is None
+    if row.kind == "game-over":
+        # The result goes to every player, even one who turned turn mail off.
+        return game.status == "finished"
+    if seat.mail == "none":
+        return False
+    if row.kind == "turn":
+        return _still_their_turn(game, seat, row.event)
+    if row.kind == "reminder":
+        deadline = as_utc(game.deadline)
+        return (game.status == "active" and game.ply == _event_ply(row.event)
+                and game.turn_seat == seat.position and deadline is not None and ctx.now() < deadline)
+    if row.kind == "digest":
+        return seat.mail == "digest"
+    return True  # deadline: news about a move that stays made
 
 
 def _still_their_turn(game: Game, seat: Seat, event: str) -> bool:
@@ -145,6 +192,34 @@ def _last_turn_ply(view: dict[str, Any], position: int) -> int:
     return last
 
 
+def _digest_since_ply(session: Session, row: Outbox, seat: Seat, game: Game) -> int:
+    """The first ply made after this seat's previous digest (its news)."""
+    from ..clock import last_digest_at
+
+    since = last_digest_at(session, seat, before_id=row.id) or as_utc(game.started_at)
+    query = select(MoveRecord.ply).where(MoveRecord.game_id == game.id)
+    if since is not None:
+        query = query.where(col(MoveRecord.created_at) > since)
+    first = session.exec(query.order_by(col(MoveRecord.ply)).limit(1)).first()
+    return game.ply if first is None else int(first)
+
+
+def _autopilot_context(view: dict[str, Any], ply: int, position: int) -> dict[str, Any]:
+    """What the deadline mail says about the autopilot's move at ``ply``."""
+    history = view.get("history", [])
+    entry = history[ply] if 0 <= ply < len(history) else None
+    lines = describe_history(view)
+    absent = entry is not None and view["players"][entry["seat"]].get("absent", False)
+    return {
+        "autopilot_for": entry["player"] if entry else "",
+        "autopilot_you": entry is not None and entry["seat"] == position,
+        "autopilot_move": entry["move"].replace("-", " → ") if entry else "",
+        "autopilot_line": lines[ply] if entry else "",
+        "autopilot_absent": absent,
+        "autopilot_ply": ply + 1,
+    }
+
+
 def _picture(view: dict[str, Any]) -> bytes | None:
     try:
         from .picture import board_png
@@ -153,19 +228,73 @@ def _picture(view: dict[str, Any]) -> bytes | None:
     return board_png(classic_board(), view)
 
 
-def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: int) -> dict[str, Any]:
-    """What the templates need, derived from the viewer's view only."""
+def when_text(when: datetime | None) -> str:
+    """A time as people read it in mail: ``Thu 3 Dec 2026, 14:00 UTC``."""
+    if when is None:
+        return ""
+    when = when.astimezone(timezone.utc)
+    return f"{when:%a} {when.day} {when:%b %Y, %H:%M} UTC"
+
+
+def left_text(delta: timedelta) -> str:
+    """A time left, roughly: ``3 days``, ``23 hours``, ``40 minutes``."""
+    seconds = max(0, int(delta.total_seconds()))
+    if seconds >= 2 * 86400:
+        n, unit = round(seconds / 86400), "day"
+    elif seconds >= 2 * 3600:
+        n, unit = round(seconds / 3600), "hour"
+    else:
+        n, unit = max(1, round(seconds / 60)), "minute"
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def board_text(view: dict[str, Any], width: int = 72) -> list[str]:
+    """The occupied territories that are not villages, compactly and wrapped
+    between territories: ``12 (2 red, 1 blue); 13 (1 green); ...``."""
+    villages = {v["territory"] for v in view.get("villages", [])}
+    entries = [
+        f"{tid} (" + ", ".join(f"{n} {clan}" for clan, n in huts.items() if n) + ")"
+        for tid, huts in sorted(((int(k), v) for k, v in view.get("huts", {}).items()))
+        if tid not in villages
+    ]
+    lines: list[str] = []
+    for i, entry in enumerate(entries):
+        piece = entry + (";" if i < len(entries) - 1 else "")
+        if lines and len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    return lines
+
+
+def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: int,
+                 now: datetime | None = None) -> dict[str, Any]:
+    """What the templates need, derived from the viewer's view only (so a mail
+    can show nothing its recipient may not see)."""
     history = describe_history(view)
     others = [p["name"] for p in view["players"] if p["name"] != seat_name]
-    board_lines = [
-        f"{tid:>2}: " + ", ".join(f"{clan} {n}" for clan, n in huts.items())
-        for tid, huts in sorted(((int(k), v) for k, v in view.get("huts", {}).items()))
-    ]
     finals = []
     if view.get("finished") and view.get("final_scores"):
+        winners = set(view.get("winners") or [])
         for p in view["players"]:
-            finals.append({"name": p["name"], "clan": p["clan"], "chips": p["chips"],
-                           "clan_score": view["clan_scores"].get(p["clan"], 0), "final": p["final_score"]})
+            clan = p["clan"]
+            finals.append({"name": p["name"], "clan": clan, "chips": p["chips"],
+                           "clan_score": view["clan_scores"].get(clan, 0), "final": p["final_score"],
+                           "winner": p["name"] in winners, "you": p["name"] == seat_name,
+                           "bg": clan_colour(clan or ""), "fg": clan_text_colour(clan or "")})
+        finals.sort(key=lambda f: -(f["final"] or 0))
+    deadline = view.get("deadline")
+    deadline_at = datetime.fromisoformat(deadline) if deadline else None
+    clan = view.get("clan")
+    players = []
+    for p in view["players"]:
+        paused = p.get("paused_until")
+        players.append({
+            "name": p["name"], "chips": p["chips"], "to_move": p.get("to_move", False),
+            "you": p["name"] == seat_name, "absent": p.get("absent", False),
+            "paused_until": when_text(datetime.fromisoformat(paused)) if paused else "",
+        })
+    villages = [f"#{v['number']}: {describe_village(v)}" for v in view.get("villages", [])]
     return {
         "view": view,
         "game": view["game"],
@@ -176,10 +305,22 @@ def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: 
         "turn_hours": view.get("turn_hours"),
         "since": history[since_ply:] if since_ply < len(history) else [],
         "history": history,
-        "board_lines": board_lines,
+        "board_lines": board_text(view),
+        "villages_lines": villages,
         "scores": ", ".join(f"{c} {s}" for c, s in view.get("clan_scores", {}).items()),
+        "score_chips": [{"clan": c, "score": s, "bg": clan_colour(c), "fg": clan_text_colour(c),
+                         "mine": c == clan}
+                        for c, s in view.get("clan_scores", {}).items()],
+        "players": players,
+        "clan": clan,
+        "clan_bg": clan_colour(clan) if clan else "",
+        "clan_fg": clan_text_colour(clan) if clan else "",
         "epoch_roman": EPOCHS[view.get("epoch", 1) - 1].roman,
-        "deadline": view.get("deadline"),
+        "deadline": deadline,
+        "deadline_text": when_text(deadline_at),
+        "time_left": left_text(deadline_at - now) if deadline_at and now else "",
+        "next_name": view.get("next") or "",
+        "your_turn": bool(view.get("your_turn")),
         "finals": finals,
         "winners": " and ".join(view.get("winners") or []),
         "end_reason": {"twelfth-village": "the twelfth village was founded",
@@ -191,3 +332,12 @@ def pending_for_game(ctx: Context, game_id: int) -> list[Outbox]:
     with session_scope(ctx.engine) as session:
         return list(session.exec(select(Outbox).where(Outbox.game_id == game_id,
                                                       or_(col(Outbox.status) == "pending"))))
+
+
+def next_attempt(ctx: Context, outbox_id: int) -> datetime | None:
+    """When a pending row is to be tried again (``None`` once it is done)."""
+    with session_scope(ctx.engine) as session:
+        row = session.get(Outbox, outbox_id)
+        if row is None or row.status != "pending":
+            return None
+        return as_utc(row.next_attempt_at)

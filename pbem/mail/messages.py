@@ -66,13 +66,17 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     msg["Message-ID"] = envelope.message_id
     msg["Date"] = formatdate(localtime=False)
     msg["X-PBEM-Kind"] = envelope.kind
+    # Automatic mail: out-of-office replies should not answer it (RFC 3834).
+    msg["Auto-Submitted"] = "auto-generated"
     if envelope.game_id is not None:
         msg["X-PBEM-Game"] = str(envelope.game_id)
+        # One thread per game in mail clients that thread by reference.
+        msg["References"] = f"<game-{envelope.game_id}@{_domain(envelope.message_id)}>"
     if envelope.unsubscribe:
         msg["List-Unsubscribe"] = f"<{envelope.unsubscribe}>"
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg.set_content(text)
-    html = render_html(envelope.kind, {**context, "picture_cid": "board" if picture else None})
+    html = render_html(envelope.kind, {**context, "subject": subject, "picture_cid": "board" if picture else None})
     if html is not None:
         msg.add_alternative(_inline_css(html), subtype="html")
         if picture is not None:
@@ -80,6 +84,10 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")
     return msg
+
+
+def _domain(message_id: str) -> str:
+    return message_id.strip("<>").rpartition("@")[2] or "localhost"
 
 
 def _inline_css(html: str) -> str:

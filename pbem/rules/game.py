@@ -5,7 +5,8 @@
 ...     {"id": 1, "terrain": "forest", "neighbours": [2]},
 ...     {"id": 2, "terrain": "steppe", "neighbours": [1, 3]},
 ...     {"id": 3, "terrain": "steppe", "neighbours": [2]}]})
->>> game = Game(board, ["ann", "bob"], {1: ["blue", "blue", "blue", "red", "yellow"], 2: ["green"], 3: ["red"]})
+>>> setup = {1: ["blue", "blue", "blue", "red", "yellow"], 2: ["green"], 3: ["red"]}
+>>> game = Game(board, ["ann", "bob"], setup, clans=["red", "blue"])
 >>> [str(m) for m in game.legal_moves()]
 ['1-2', '2-1', '2-3', '3-2']
 >>> game.founding(Move(2, 1))
@@ -296,6 +297,10 @@ class Game:
         founded = self._founding(s, t)
         if order is None:
             return founded
+        if not isinstance(order, (list, tuple)) or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in order
+        ):
+            raise errors.BadOrder(f"{text}: order must be a list of territory ids, not {order!r:.40}", move=text)
         order = tuple(order)
         if sorted(order) != list(founded):
             raise errors.BadOrder(

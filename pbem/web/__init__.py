@@ -17,7 +17,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from ..db import make_engine
     from ..tasks import celery_init_app
     from ..context import Context
-    from . import api, csrf, errors, mailbox, pages
+    from . import api, csrf, errors, mailbox, pages, unsubscribe
 
     settings = load_config(config)
     app = Flask(
@@ -40,6 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(unsubscribe.bp)
     if settings["MAILBOX"]:
         app.register_blueprint(mailbox.bp)
     return app

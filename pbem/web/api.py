@@ -72,6 +72,13 @@ def mail() -> Any:
     return jsonify(services.set_mail(context(), token, _json_body().get("mail")))
 
 
+@bp.post("/seat/pause")
+def pause() -> Any:
+    """Pause your own clock for ``days`` days: ``{"days": n}``."""
+    token = _bearer()
+    return jsonify(services.pause_clock(context(), token, _json_body().get("days")))
+
+
 @bp.get("/openapi.json")
 def openapi() -> Any:
     return jsonify(OPENAPI)

@@ -1,5 +1,426 @@
-"""The pages people use (placeholder: being built)."""
+"""The pages people use: the home page and its form, the seat page (a player's view
+of their game, with the move controls), the sign-in flow and the list of a player's
+games.
 
-from flask import Blueprint
+Views only translate requests into service calls and service errors into pages.
+What a page shows of a game comes from ``services.seat_view`` / ``services.public_game``
+and nothing else.  GET and HEAD never change anything (mail scanners open links);
+every change is a POST from a page's form, checked against forgery by ``csrf``."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from flask import Blueprint, Response, flash, redirect, render_template, request, session, url_for
+from markupsafe import Markup, escape
+
+from .. import services
+from ..errors import Conflict, Invalid, ServiceError, Unauthorized
+from ..rules import classic_board
+from ..rules.svg import CLAN_COLOURS, CLAN_TEXT, TERRAIN_COLOURS, board_svg
+from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
+from ..rules.views import describe_history
+from . import context
 
 bp = Blueprint("pages", __name__)
+
+#: Rows of the "start a game" form (the ones after MIN_PLAYERS are optional).
+FORM_ROWS = MAX_PLAYERS
+MAIL_LABELS = {
+    "every": "An email every time it is my turn",
+    "digest": "One daily digest",
+    "none": "No turn emails (I will check the page)",
+}
+END_REASONS = {
+    "twelfth-village": "the twelfth village was founded",
+    "no-legal-move": "no legal move was left",
+}
+_WHOLE = re.compile(r"\s*(\d{1,9})\s*", re.ASCII)
+_ORDER_SEP = re.compile(r"[\s,;]+")
+
+
+# -- shared -------------------------------------------------------------------
+
+
+@bp.after_request
+def _headers(response: Response) -> Response:
+    """No page of ours needs anything from elsewhere; pages with secrets are not
+    cached by anyone in between."""
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "script-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    if request.endpoint in ("pages.play", "pages.games", "pages.signin"):
+        response.headers["Cache-Control"] = "private, no-store"
+        response.headers.setdefault("X-Robots-Tag", "noindex, nofollow")
+    return response
+
+
+@bp.app_template_filter("autolink")
+def autolink(text: object) -> Markup:
+    """Escape ``text`` first, then make its http(s) addresses clickable."""
+    escaped = str(escape("" if text is None else str(text)))
+
+    def link(m: re.Match[str]) -> str:
+        url = m.group(0)
+        trail = ""
+        while url and url[-1] in ".,;:!?)]":
+            trail = url[-1] + trail
+            url = url[:-1]
+        return f'<a href="{url}" rel="noopener noreferrer">{url}</a>{trail}'
+
+    return Markup(_URL.sub(link, escaped))
+
+
+# After escaping, quotes and angle brackets are entities: a URL stops there.
+_URL = re.compile(r"https?://(?:(?!&#34;|&#39;|&quot;|&lt;|&gt;)[^\s])+")
+
+
+@bp.app_template_filter("when")
+def when(value: object) -> str:
+    """An ISO time as UTC words (what shows without JavaScript)."""
+    at = _parse_time(value)
+    return at.strftime("%a %d %b %Y, %H:%M UTC") if at else ""
+
+
+@bp.app_template_filter("iso")
+def iso(value: object) -> str:
+    at = _parse_time(value)
+    return at.replace(microsecond=0).isoformat().replace("+00:00", "Z") if at else ""
+
+
+def _parse_time(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        at = value
+    elif isinstance(value, str):
+        try:
+            at = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    return at.astimezone(timezone.utc)
+
+
+@bp.app_context_processor
+def _globals() -> dict[str, Any]:
+    return {
+        "signed_in": session.get("email"),
+        "clan_colours": CLAN_COLOURS,
+        "clan_text": CLAN_TEXT,
+        "terrain_colours": TERRAIN_COLOURS,
+    }
+
+
+def _names(names: list[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cid``."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# -- home and starting a game ------------------------------------------------
+
+
+def _blank_rows() -> list[dict[str, str]]:
+    return [{"name": "", "email": ""} for _ in range(FORM_ROWS)]
+
+
+def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = None,
+          error: str | None = None, status: int = 200) -> Any:
+    hours = turn_hours if turn_hours is not None else str(context().config["TURN_HOURS"])
+    return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours, error=error,
+                           min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+                           max_hours=services.MAX_TURN_HOURS), status
+
+
+@bp.get("/")
+def home() -> Any:
+    return _home()
+
+
+@bp.post("/games")
+def create_game() -> Any:
+    rows = [{"name": request.form.get(f"name{i}", "")[:200], "email": request.form.get(f"email{i}", "")[:300]}
+            for i in range(FORM_ROWS)]
+    hours_text = request.form.get("turn_hours", "")[:20]
+    # The first MIN_PLAYERS rows are always players; later rows only when filled in.
+    players = [r for i, r in enumerate(rows)
+               if i < MIN_PLAYERS or r["name"].strip() or r["email"].strip()]
+    hours: int | None = None
+    if hours_text.strip():
+        m = _WHOLE.fullmatch(hours_text)
+        if m is None:
+            return _home(rows, hours_text, "The turn time must be a whole number of hours, e.g. 72.", 422)
+        hours = int(m.group(1))
+    try:
+        parsed = services.parse_players(players)
+        game_id = services.start_game(context(), parsed, hours)
+    except Invalid as e:
+        return _home(rows, hours_text, _sentence(e.message), e.status)
+    return redirect(url_for(".game", game_id=game_id, new=1), 303)
+
+
+@bp.get("/games/<int:game_id>")
+def game(game_id: int) -> Any:
+    """The public page of a game: what anyone may see (and the confirmation
+    after starting one: the invitations are on their way)."""
+    view = services.public_game(context(), game_id)
+    return render_template("game.html", view=view, new=request.args.get("new") == "1",
+                           **_game_parts(view, None))
+
+
+@bp.app_template_filter("sentence")
+def _sentence(message: str) -> str:
+    """``the game is over`` → ``The game is over.``"""
+    message = str(message).strip()
+    if not message:
+        return message
+    message = message[0].upper() + message[1:]
+    return message if message.endswith((".", "!", "?")) else message + "."
+
+
+# -- the seat page -----------------------------------------------------------
+
+
+def _board() -> Any:
+    return classic_board()
+
+
+def _moves_by_source(view: Mapping[str, Any]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for text in view.get("legal_moves") or ():
+        source, _, target = str(text).partition("-")
+        out.setdefault(int(source), []).append(int(target))
+    return {s: sorted(t) for s, t in sorted(out.items())}
+
+
+def _epochs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    first = 1
+    current = view.get("epoch") or 1
+    founded = view.get("villages_founded") or 0
+    for e in EPOCHS:
+        last = first + e.villages - 1
+        rows.append({
+            "number": e.number, "roman": e.roman,
+            "villages": f"{first}" if first == last else f"{first}–{last}",
+            "favourable": list(e.favourable), "every_terrain": set(e.favourable) == set(TERRAINS),
+            "bonus": e.bonus, "hostile": list(e.hostile),
+            "current": e.number == current and not view.get("finished"),
+            "past": last <= founded,
+        })
+        first = last + 1
+    return rows
+
+
+def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
+    """What the game templates show besides the view itself."""
+    board = _board()
+    moves = _moves_by_source(view)
+    terrains = {tid: board.terrains[i] for i, tid in enumerate(board.ids)}
+    started = view.get("status") in ("active", "finished")
+    svg = None
+    if started:
+        svg = Markup(board_svg(board, view, selectable=moves.keys(),
+                               title=f"The board after move {view.get('ply', 0)}"))
+    scores = view.get("clan_scores") or {}
+    top = max([20, *[int(v) for v in scores.values()]])
+    history = list(zip(view.get("history") or [], describe_history(dict(view))))
+    players = view.get("players") or []
+    founding = view.get("founding") or {}
+    options = []
+    for source, targets in moves.items():
+        group = []
+        for target in targets:
+            text = f"{source}-{target}"
+            villages = founding.get(text) or []
+            label = f"{source} → {target}"
+            if len(villages) == 1:
+                label += f" (founds a village on {villages[0]})"
+            elif villages:
+                label += f" (founds villages on {', '.join(map(str, villages))}: give their order)"
+            group.append({"value": text, "label": label})
+        options.append({"source": source, "moves": group})
+    play_data = {
+        "ply": view.get("ply", 0),
+        "moves": {str(s): t for s, t in moves.items()},
+        "founding": founding,
+        "terrains": {str(t): terrains[t] for t in terrains},
+    }
+    return {
+        "token": token,
+        "svg": svg,
+        "moves": moves,
+        "move_options": options,
+        "play_data": play_data,
+        "epochs": _epochs(view),
+        "clans": CLANS,
+        "scores": [{"clan": c, "score": int(scores.get(c, 0)), "width": round(100 * int(scores.get(c, 0)) / top, 1)}
+                   for c in CLANS],
+        "history": history,
+        "chips_total": VILLAGE_CHIPS,
+        "accepted": [p["name"] for p in players if p.get("accepted")],
+        "not_accepted": [p["name"] for p in players if not p.get("accepted")],
+        "others": _names([p["name"] for p in players if p.get("seat") != view.get("seat")]),
+        "mail_labels": MAIL_LABELS,
+        "end_reason": END_REASONS.get(str(view.get("end")), view.get("end")),
+        "winners_text": _names(list(view.get("winners") or [])),
+        "to_move": next((p for p in players if p.get("to_move")), None),
+    }
+
+
+def _play_page(token: str, view: Mapping[str, Any], *, error: str | None = None,
+               error_code: str | None = None, status: int = 200,
+               form: Mapping[str, str] | None = None) -> Any:
+    return render_template("play.html", view=view, error=error, error_code=error_code,
+                           form=form or {}, **_game_parts(view, token)), status
+
+
+@bp.get("/play/<token>")
+def play(token: str) -> Any:
+    return _play_page(token, services.seat_view(context(), token))
+
+
+@bp.post("/play/<token>/accept")
+def accept(token: str) -> Any:
+    try:
+        view = services.accept(context(), token)
+    except Conflict as e:
+        if e.code != "already-started":
+            raise
+        # Only players who accepted can see a started game: a second click is harmless.
+        return redirect(url_for(".play", token=token), 303)
+    if view.get("status") == "active":
+        flash("You accepted — everyone is in, so the game has started. Your clan has been dealt.", "ok")
+    else:
+        flash("You accepted the invitation. The game starts when everyone has accepted.", "ok")
+    return redirect(url_for(".play", token=token), 303)
+
+
+def _parse_order(text: str) -> list[int] | None:
+    text = text.strip().strip(",;")
+    if not text:
+        return None
+    parts = [p for p in _ORDER_SEP.split(text) if p]
+    if len(parts) > 64 or not all(_WHOLE.fullmatch(p) for p in parts):
+        raise Invalid("the order of the villages must be territory numbers separated by commas, "
+                      "e.g. 20, 21", code="bad-order")
+    return [int(p) for p in parts]
+
+
+@bp.post("/play/<token>/move")
+def move(token: str) -> Any:
+    ctx = context()
+    moves = [m.strip() for m in request.form.getlist("move") if m.strip()]
+    text = moves[0][:200] if moves else ""
+    order_text = request.form.get("order", "")[:500]
+    ply_text = request.form.get("ply", "")[:20]
+    form = {"move": text, "order": order_text}
+    m = _WHOLE.fullmatch(ply_text)
+    ply: object = int(m.group(1)) if m else None
+    try:
+        if not text:
+            raise Invalid("choose a move first: pick one from the list, or type it like 12-13",
+                          code="no-move")
+        order = _parse_order(order_text)
+        services.submit_move(ctx, token, text, order, ply, strict=False)
+    except Unauthorized:
+        raise
+    except ServiceError as e:
+        view = services.seat_view(ctx, token)
+        if e.code == "stale":
+            message = (f"The game has moved on since you loaded the page: it is now at move "
+                       f"{view.get('ply')}. Here is the fresh position — nothing was played.")
+            form = {}
+        elif e.status == 409:
+            message = _sentence(e.message)
+            form = {}
+        else:
+            message = _sentence(e.message) + " Nothing was played."
+        return _play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
+    played = re.sub(r"\s*[-–>→]+\s*|\s+to\s+|\s+", " → ", text.strip(), count=1)
+    flash(f"Your move {played} was played.", "ok")
+    return redirect(url_for(".play", token=token), 303)
+
+
+@bp.post("/play/<token>/mail")
+def mail(token: str) -> Any:
+    ctx = context()
+    choice = request.form.get("mail", "")
+    try:
+        services.set_mail(ctx, token, choice)
+    except Invalid as e:
+        view = services.seat_view(ctx, token)
+        return _play_page(token, view, error=_sentence(e.message), error_code=e.code, status=e.status)
+    flash(f"Saved: {MAIL_LABELS[choice].lower()}.", "ok")
+    return redirect(url_for(".play", token=token) + "#settings", 303)
+
+
+@bp.post("/play/<token>/pause")
+def pause(token: str) -> Any:
+    ctx = context()
+    text = request.form.get("days", "")[:20]
+    m = _WHOLE.fullmatch(text)
+    try:
+        view = services.pause_clock(ctx, token, int(m.group(1)) if m else text)
+    except (Invalid, Conflict) as e:
+        view = services.seat_view(ctx, token)
+        return _play_page(token, view, error=_sentence(e.message), error_code=e.code, status=e.status)
+    flash(f"Your clock is paused until {when(view['players'][view['seat']]['paused_until'])}.", "ok")
+    return redirect(url_for(".play", token=token) + "#settings", 303)
+
+
+# -- signing in ---------------------------------------------------------------
+
+
+@bp.get("/login")
+def login() -> Any:
+    return render_template("login.html", email="", error=None)
+
+
+@bp.post("/login")
+def login_post() -> Any:
+    email = request.form.get("email", "")[:300]
+    try:
+        services.request_login(context(), email)
+    except Invalid as e:
+        return render_template("login.html", email=email, error=_sentence(e.message)), e.status
+    return render_template("login_sent.html", email=email.strip())
+
+
+@bp.get("/signin/<token>")
+def signin(token: str) -> Any:
+    email = services.check_login(context(), token)
+    return render_template("signin.html", email=email, token=token)
+
+
+@bp.post("/signin/<token>")
+def signin_post(token: str) -> Any:
+    email = services.use_login(context(), token)
+    session.clear()  # a fresh session (and form token) for the signed-in player
+    session["email"] = email
+    return redirect(url_for(".games"), 303)
+
+
+@bp.get("/games")
+def games() -> Any:
+    email = session.get("email")
+    if not email:
+        return redirect(url_for(".login"), 303)
+    return render_template("games.html", email=email, games=services.games_of(context(), str(email)))
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    session.clear()
+    flash("You are signed out.", "ok")
+    return redirect(url_for(".home"), 303)
+

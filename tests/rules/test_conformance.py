@@ -18,7 +18,7 @@ VECTORS = sorted(DATA.glob("*.json"))
 
 
 def load(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text("utf-8"))
+    data: dict[str, Any] = json.loads(path.read_text("utf-8"))
     assert set(data) >= {"name", "about", "record", "expect"}, path.name
     return data
 

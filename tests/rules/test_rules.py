@@ -30,6 +30,12 @@ def state(game: Game) -> str:
     return json.dumps(game.to_json(), sort_keys=True)
 
 
+def winners(game: Game) -> tuple[str, ...]:
+    outcome = game.outcome()
+    assert outcome is not None
+    return outcome.winners
+
+
 def total_huts(game: Game) -> int:
     return sum(game.count(t) for t in game.occupied())
 
@@ -481,7 +487,7 @@ def test_no_legal_move_at_the_start() -> None:
     game = make_game(board, {})
     assert game.is_over() and game.end == "no-legal-move"
     assert game.final_scores() == (0, 0)
-    assert game.outcome() is not None and game.outcome().winners == ("ann", "bob")
+    assert winners(game) == ("ann", "bob")
 
 
 def test_lonely_occupied_territory_in_setup_is_refused() -> None:
@@ -543,14 +549,14 @@ def test_chips_can_decide_the_game() -> None:
     game = make_game(board, {1: ["red"], 2: ["blue"]})  # ann red, bob blue: 2 each, ann's chip
     game.push(Move(1, 2))
     assert game.final_scores() == (3, 2)
-    assert game.outcome().winners == ("ann",)
+    assert winners(game) == ("ann",)
 
 
 def test_unowned_clans_score_but_do_not_win() -> None:
     game, v = found_one(huts(green=3), huts(black=2), players=("ann", "bob"), clans=("red", "blue"))
     assert game.scores()["green"] == game.scores()["black"] == 5
     assert game.final_scores() == (1, 0)
-    assert game.outcome().winners == ("ann",)
+    assert winners(game) == ("ann",)
 
 
 def test_no_final_scores_without_clans_or_before_the_end() -> None:
@@ -679,8 +685,6 @@ def test_invalid_record_is_checked_before_the_moves() -> None:
     assert out["error"]["move_index"] is None
 
 
-@pytest.mark.xfail(strict=True, reason="BUG pbem/rules/record.py parse_record_move: the type of "
-                   "'order' is checked before the move itself, so bad-order wins over earlier checks")
 @pytest.mark.parametrize(
     "raw, code",
     [
@@ -691,7 +695,7 @@ def test_invalid_record_is_checked_before_the_moves() -> None:
         ({"move": "2-1", "order": [1.5]}, "immovable-group"),
     ],
 )
-def test_bug_order_type_is_checked_too_early(raw: dict[str, Any], code: str) -> None:
+def test_order_type_is_checked_last(raw: dict[str, Any], code: str) -> None:
     # record.md: "Each move is checked in the table's order; the first failing check
     # names the code" -- bad-order is the last check.
     out = replay(make_record(CHECKS_RECORD_BOARD, CHECKS_RECORD_SETUP, [raw]))
@@ -704,3 +708,9 @@ def test_push_text() -> None:
         game.push_text("1 2")
     game.push_text(" 1 to 2 ", [2], strict=False)
     assert game.ply == 1 and [v.territory for v in game.villages] == [2]
+
+
+def test_bool_in_order_is_refused_by_push() -> None:
+    game = make_game(make_board(path_adjacency(2)), {1: ["red"], 2: ["blue"]})
+    with pytest.raises(errors.BadOrder):
+        game.push(Move(2, 1), [True])

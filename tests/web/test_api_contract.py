@@ -34,7 +34,7 @@ def test_create_accept_and_play_through_the_api(client, ctx):
     views = [client.get("/api/v1/seat", headers=bearer(t)).json for t in toks]
     assert sum(v["your_turn"] for v in views) == 1
     mine = next(v for v in views if v["your_turn"])
-    token = toks[mine["seat"]]
+    token = toks[views.index(mine)]
     r = client.post("/api/v1/seat/moves", headers=bearer(token),
                     json={"move": mine["legal_moves"][0], "ply": mine["ply"]})
     assert r.status_code == 200 and r.json["ply"] == 1 and not r.json["your_turn"]

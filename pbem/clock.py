@@ -1,0 +1,184 @@
+"""The service's clock: everything that happens because time passed.
+
+Deadlines live in the database (``Game.deadline``); nothing waits in a broker
+for hours.  Each function here scans the database once, acts on what is due
+and is safe to run any number of times, from any number of processes at once
+(every change is guarded, every message is unique per cause):
+
+- :func:`expire_deadlines` — the autopilot moves for a player whose time is up;
+- :func:`send_reminders` — a reminder before a deadline, once per deadline;
+- :func:`send_digests` — the daily digest for players who chose it;
+- :func:`sweep_outbox` — hands on (or delivers) outbox rows left pending: the
+  broker was down, a worker died, a lease expired, a retry fell due.
+
+:func:`tick` runs them all once, in-process (the demo calls it every few
+seconds); Celery beat runs the same functions as tasks (``pbem.tasks``).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any, Callable, Iterable
+
+from sqlalchemy import or_, update
+from sqlmodel import col, select
+
+from . import services
+from .context import Context
+from .db import as_utc, session_scope
+from .models import Game, MoveRecord, Outbox, Seat
+from .outbox import enqueue
+
+log = logging.getLogger(__name__)
+
+#: The UTC hour after which the day's digest goes out (config ``DIGEST_HOUR``).
+DIGEST_HOUR = 7
+
+
+def reminder_lead(turn_hours: int, reminder_hours: float) -> timedelta:
+    """How long before a deadline its reminder goes: ``REMINDER_HOURS``, but
+    never more than half the turn (a 24-hour turn is not reminded at once)."""
+    return timedelta(hours=min(float(reminder_hours), turn_hours / 2))
+
+
+def expire_deadlines(ctx: Context) -> list[int]:
+    """Let the autopilot move in every game whose deadline has passed; returns
+    the ids of the games it moved in."""
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        due = session.exec(
+            select(Game.id, Game.ply).where(Game.status == "active", col(Game.deadline).is_not(None),
+                                            col(Game.deadline) <= now).order_by(col(Game.deadline))
+        ).all()
+    moved = []
+    for game_id, ply in due:
+        try:
+            if services.autopilot_move(ctx, game_id, ply) is not None:  # type: ignore[arg-type]
+                moved.append(game_id)
+        except Exception:  # noqa: BLE001 - one broken game must not stop the clock for the others
+            log.exception("autopilot failed in game %s at move %s", game_id, ply)
+    return moved  # type: ignore[return-value]
+
+
+def send_reminders(ctx: Context) -> list[int]:
+    """Remind each player to move whose deadline is near, once per deadline
+    (``Game.reminded_for`` holds the deadline reminded for; a new deadline
+    re-arms it).  Returns the outbox ids written."""
+    now = ctx.now()
+    hours = float(ctx.config.get("REMINDER_HOURS", 24))
+    horizon = now + timedelta(hours=hours)
+    written: list[int] = []
+    with session_scope(ctx.engine) as session:
+        games = session.exec(
+            select(Game).where(Game.status == "active", col(Game.deadline).is_not(None),
+                               col(Game.deadline) > now, col(Game.deadline) <= horizon)
+        ).all()
+        candidates = []
+        for game in games:
+            deadline = as_utc(game.deadline)
+            assert deadline is not None
+            if as_utc(game.reminded_for) == deadline:
+                continue
+            if now < deadline - reminder_lead(game.turn_hours, hours):
+                continue
+            candidates.append((game.id, game.ply, game.turn_seat, deadline))
+    for game_id, ply, turn_seat, deadline in candidates:
+        with session_scope(ctx.engine) as session:
+            # Only one clock may claim this reminder; a move or a pause since the
+            # scan changes ply or deadline and the claim finds nothing.
+            claimed = session.execute(
+                update(Game).where(
+                    col(Game.id) == game_id, col(Game.ply) == ply, col(Game.status) == "active",
+                    col(Game.deadline) == deadline,
+                    or_(col(Game.reminded_for).is_(None), col(Game.reminded_for) != deadline),
+                ).values(reminded_for=deadline)
+            )
+            if claimed.rowcount != 1:  # type: ignore[attr-defined]
+                continue
+            seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == turn_seat)).first()
+            if seat is None or seat.mail == "none":
+                continue
+            row = enqueue(session, kind="reminder", event=f"remind:{ply}:{int(deadline.timestamp())}",
+                          recipient=seat.email, base_url=ctx.base_url, now=now, game_id=game_id,
+                          seat_id=seat.id)
+            ids = [row.id] if row is not None and row.id is not None else []
+        ctx.relay(ids)
+        written += ids
+    return written
+
+
+def digest_day(now: datetime) -> str:
+    return now.date().isoformat()
+
+
+def send_digests(ctx: Context) -> list[int]:
+    """Once a day (after ``DIGEST_HOUR`` UTC), a digest to every player who chose
+    ``mail = digest``, for each game in which something happened since their
+    last digest.  At most one per player, game and day, however often it runs."""
+    now = ctx.now()
+    if now.hour < int(ctx.config.get("DIGEST_HOUR", DIGEST_HOUR)):
+        return []
+    day = digest_day(now)
+    written: list[int] = []
+    with session_scope(ctx.engine) as session:
+        rows = session.exec(
+            select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+            .where(Seat.mail == "digest", Game.status == "active")
+        ).all()
+        for seat, game in rows:
+            since = last_digest_at(session, seat) or as_utc(game.started_at)
+            news = select(MoveRecord.id).where(MoveRecord.game_id == game.id)
+            if since is not None:
+                news = news.where(col(MoveRecord.created_at) > since)
+            if session.exec(news.limit(1)).first() is None:
+                continue
+            row = enqueue(session, kind="digest", event=f"digest:{day}", recipient=seat.email,
+                          base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
+            if row is not None and row.id is not None:
+                written.append(row.id)
+    ctx.relay(written)
+    return written
+
+
+def last_digest_at(session: Any, seat: Seat, before_id: int | None = None) -> datetime | None:
+    """When this seat's previous digest was written (its news start after it)."""
+    query = select(Outbox.created_at).where(Outbox.seat_id == seat.id, Outbox.kind == "digest",
+                                            col(Outbox.status).in_(["pending", "sent"]))
+    if before_id is not None:
+        query = query.where(col(Outbox.id) < before_id)
+    return as_utc(session.exec(query.order_by(col(Outbox.id).desc()).limit(1)).first())
+
+
+def sweep_outbox(ctx: Context, *, handoff: Callable[[Iterable[int]], None] | None = None,
+                 transport: Any = None) -> list[int]:
+    """Every pending row whose time has come: handed to ``handoff`` (the relay
+    to the workers, for beat), or delivered here and now (``tick``).  The claim
+    with a lease in :func:`pbem.mail.delivery.deliver` keeps a row that a worker
+    is sending from going twice."""
+    from .mail.delivery import deliver, due
+    from .mail.transport import transport_for
+
+    ids = due(ctx)
+    if not ids:
+        return []
+    if handoff is not None:
+        handoff(ids)
+        return ids
+    transport = transport or transport_for(ctx.config, ctx.engine)
+    for outbox_id in ids:
+        try:
+            deliver(ctx, outbox_id, transport)
+        except Exception:  # noqa: BLE001 - the row keeps its lease and is tried again later
+            log.exception("sweep: outbox %s", outbox_id)
+    return ids
+
+
+def tick(ctx: Context, *, transport: Any = None) -> dict[str, int]:
+    """All periodic work, once, in this process: deadlines, reminders, digests,
+    then the outbox sweep.  Returns how much of each it did."""
+    moved = expire_deadlines(ctx)
+    reminded = send_reminders(ctx)
+    digests = send_digests(ctx)
+    swept = sweep_outbox(ctx, transport=transport)
+    return {"autopilot": len(moved), "reminders": len(reminded), "digests": len(digests), "swept": len(swept)}
