@@ -54,6 +54,14 @@ def _seat_for(session: Session, token: object, *, lock: bool = False) -> Seat:
     return seat
 
 
+def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
+    """The seat a token opens, its game, and all the game's seats in order."""
+    seat = _seat_for(session, token)
+    game = session.get(Game, seat.game_id)
+    assert game is not None
+    return seat, game, _seats(session, seat.game_id)
+
+
 def _seats(session: Session, game_id: int) -> list[Seat]:
     return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
 
@@ -110,10 +118,8 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
 
 def seat_view(ctx: Context, token: object) -> dict[str, Any]:
     with session_scope(ctx.engine) as session:
-        seat = _seat_for(session, token)
-        game = session.get(Game, seat.game_id)
-        assert game is not None
-        return game_view(ctx, game, _seats(session, game.id), seat)  # type: ignore[arg-type]
+        seat, game, seats = _seat_and_game(session, token)
+        return game_view(ctx, game, seats, seat)
 
 
 def public_game(ctx: Context, game_id: int) -> dict[str, Any]:
@@ -200,10 +206,7 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
     """Accept the invitation; the last acceptance deals and starts the game."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat = _seat_for(session, token)
-        game = session.get(Game, seat.game_id)
-        assert game is not None
-        seats = _seats(session, game.id)  # type: ignore[arg-type]
+        seat, game, seats = _seat_and_game(session, token)
         if seat.accepted_at is not None:  # accepting twice is accepting once
             return game_view(ctx, game, seats, seat)
         if game.status != "invited":
@@ -284,19 +287,13 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
     accepted returns the current view and changes nothing."""
     if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
         raise errors.BadRequest("ply must be the number of moves you saw (a whole number)", code="bad-request")
-    if order is not None and (not isinstance(order, list) or len(order) > 64 or not all(
-            isinstance(x, int) and not isinstance(x, bool) for x in order)):
-        raise errors.MoveRefused(_bad_order("order must be a list of territory ids"))
     try:
         parsed = Move.parse(move, strict=strict)
     except RulesError as e:
         raise errors.MoveRefused(e) from e
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat = _seat_for(session, token)
-        game = session.get(Game, seat.game_id)
-        assert game is not None
-        seats = _seats(session, game.id)  # type: ignore[arg-type]
+        seat, game, seats = _seat_and_game(session, token)
         if game.status == "invited":
             raise errors.Conflict("the game starts when every player has accepted", code="not-started")
         if ply != game.ply:
@@ -359,12 +356,6 @@ def _already_played(session: Session, game: Game, seat: Seat, ply: int, move: Mo
     return order is None or row.order is None or json.loads(row.order) == order
 
 
-def _bad_order(message: str) -> RulesError:
-    from .rules.errors import BadOrder
-
-    return BadOrder(message)
-
-
 # -- settings -----------------------------------------------------------------
 
 
@@ -373,12 +364,10 @@ def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
     if choice not in MAIL_CHOICES:
         raise errors.Invalid(f"mail must be one of {', '.join(MAIL_CHOICES)}", code="invalid-mail")
     with session_scope(ctx.engine) as session:
-        seat = _seat_for(session, token)
+        seat, game, seats = _seat_and_game(session, token)
         seat.mail = str(choice)
         session.add(seat)
-        game = session.get(Game, seat.game_id)
-        assert game is not None
-        return game_view(ctx, game, _seats(session, seat.game_id), seat)
+        return game_view(ctx, game, seats, seat)
 
 
 # -- signing in ---------------------------------------------------------------

@@ -106,7 +106,6 @@ class Game:
         clans: Sequence[str | None] | None = None,
         first: int = 0,
     ) -> None:
-        n = len(board)
         self.board = board
         self.players: tuple[str, ...] = tuple(players)
         self.clans: tuple[str | None, ...] = (

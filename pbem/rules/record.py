@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any
 
 from . import errors
 from .board import load_board

@@ -20,6 +20,14 @@ def _parse(raw: str) -> Any:
     return email.message_from_string(raw, policy=email.policy.default)
 
 
+def _caught(mail_id: int) -> CaughtMail:
+    with session_scope(context().engine) as session:
+        mail = session.get(CaughtMail, mail_id)
+    if mail is None:
+        abort(404, description=f"there is no caught mail {mail_id}")
+    return mail
+
+
 @bp.get("/")
 def index() -> Any:
     with session_scope(context().engine) as session:
@@ -29,10 +37,7 @@ def index() -> Any:
 
 @bp.get("/<int:mail_id>")
 def show(mail_id: int) -> Any:
-    with session_scope(context().engine) as session:
-        mail = session.get(CaughtMail, mail_id)
-    if mail is None:
-        abort(404, description=f"there is no caught mail {mail_id}")
+    mail = _caught(mail_id)
     msg = _parse(mail.raw)
     text = msg.get_body(preferencelist=("plain",))
     html = msg.get_body(preferencelist=("html",))
@@ -44,11 +49,7 @@ def show(mail_id: int) -> Any:
 @bp.get("/<int:mail_id>/html")
 def html(mail_id: int) -> Any:
     """The HTML part, with its inline picture pointed at the part below."""
-    with session_scope(context().engine) as session:
-        mail = session.get(CaughtMail, mail_id)
-    if mail is None:
-        abort(404)
-    part = _parse(mail.raw).get_body(preferencelist=("html",))
+    part = _parse(_caught(mail_id).raw).get_body(preferencelist=("html",))
     if part is None:
         abort(404, description="this message has no HTML part")
     body = part.get_content().replace("cid:board", f"/mailbox/{mail_id}/board.png")
@@ -58,11 +59,7 @@ def html(mail_id: int) -> Any:
 
 @bp.get("/<int:mail_id>/board.png")
 def picture(mail_id: int) -> Any:
-    with session_scope(context().engine) as session:
-        mail = session.get(CaughtMail, mail_id)
-    if mail is None:
-        abort(404)
-    for part in _parse(mail.raw).walk():
+    for part in _parse(_caught(mail_id).raw).walk():
         if part.get_content_type() == "image/png":
             return Response(part.get_content(), mimetype="image/png")
     abort(404, description="this message has no picture")
