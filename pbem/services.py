@@ -167,7 +167,9 @@ def parse_players(raw: Any) -> list[NewPlayer]:
         if not isinstance(email, str) or len(email) > 254 or not _EMAIL.fullmatch(email.strip()):
             raise errors.Invalid(f"player {n}: {str(email)[:80]!r} is not an email address",
                                  code="invalid-email")
-        out.append(NewPlayer(name.strip(), email.strip()))
+        # Addresses are kept in lower case so that look-ups by address are exact
+        # and indexed (no LIKE: '_' and '%' are legal in addresses).
+        out.append(NewPlayer(name.strip(), email.strip().lower()))
     if len({p.email.lower() for p in out}) != len(out):
         raise errors.Invalid("every player needs an email address of their own", code="invalid-players")
     if len({p.name.lower() for p in out}) != len(out):
@@ -381,7 +383,7 @@ def request_login(ctx: Context, email: object) -> None:
     email = email.strip()
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        known = session.exec(select(Seat.id).where(col(Seat.email).ilike(email))).first()
+        known = session.exec(select(Seat.id).where(col(Seat.email) == email.lower())).first()
         if known is None:
             return
         salt = tokens.new_salt()
@@ -437,7 +439,7 @@ def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
     with session_scope(ctx.engine) as session:
         rows = session.exec(
             select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
-            .where(col(Seat.email).ilike(email)).order_by(col(Game.id).desc())
+            .where(col(Seat.email) == email.lower()).order_by(col(Game.id).desc())
         ).all()
         out = []
         for seat, game in rows:
@@ -477,9 +479,10 @@ def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
         seat.paused_until = (paused if paused and paused > now else now) + pause
         seat.vacation_days_left -= days
         session.add(seat)
-        if game.turn_seat == seat.position and game.deadline is not None:
+        current = as_utc(game.deadline)
+        if game.turn_seat == seat.position and current is not None:
             # The deadline moves with the pause, and a new deadline deserves a new reminder.
-            game.deadline = as_utc(game.deadline) + pause  # type: ignore[operator]
+            game.deadline = current + pause
             game.reminded_for = None
             session.add(game)
         session.flush()

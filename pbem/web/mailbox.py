@@ -53,6 +53,8 @@ def html(mail_id: int) -> Any:
     if part is None:
         abort(404, description="this message has no HTML part")
     body = part.get_content().replace("cid:board", f"/mailbox/{mail_id}/board.png")
+    # Shown in a frame: its links should open the page itself, not inside the frame.
+    body = body.replace("<head>", '<head><base target="_top">', 1)
     return Response(body, mimetype="text/html",
                     headers={"Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"})
 

@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 
 from .. import services
 from ..errors import Conflict, Invalid, ServiceError, Unauthorized
-from ..rules import classic_board
+from ..rules import Move, classic_board
 from ..rules.svg import CLAN_COLOURS, CLAN_TEXT, TERRAIN_COLOURS, board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import describe_history
@@ -52,7 +52,7 @@ def _headers(response: Response) -> Response:
         "Content-Security-Policy",
         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
         "script-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
-        "form-action 'self'; frame-ancestors 'none'")
+        "form-action 'self'; frame-ancestors 'self'")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     if request.endpoint in ("pages.play", "pages.games", "pages.signin"):
@@ -133,10 +133,23 @@ def _blank_rows() -> list[dict[str, str]]:
     return [{"name": "", "email": ""} for _ in range(FORM_ROWS)]
 
 
+_PLAYER_N = re.compile(r"^player (\d+):")
+
+
 def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = None,
-          error: str | None = None, status: int = 200) -> Any:
+          error: str | None = None, status: int = 200, code: str | None = None,
+          used: list[int] | None = None) -> Any:
     hours = turn_hours if turn_hours is not None else str(context().config["TURN_HOURS"])
-    return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours, error=error,
+    # Point at the field the message is about, when it says.
+    bad_row, bad_field = None, None
+    m = _PLAYER_N.match(error or "")
+    if m and used and 1 <= int(m.group(1)) <= len(used):
+        bad_row = used[int(m.group(1)) - 1]
+        bad_field = "email" if code == "invalid-email" else "name"
+    elif code in ("invalid-turn-hours", "bad-hours"):
+        bad_field = "hours"
+    return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours,
+                           error=_sentence(error) if error else None, bad_row=bad_row, bad_field=bad_field,
                            min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
                            max_hours=services.MAX_TURN_HOURS), status
 
@@ -152,19 +165,20 @@ def create_game() -> Any:
             for i in range(FORM_ROWS)]
     hours_text = request.form.get("turn_hours", "")[:20]
     # The first MIN_PLAYERS rows are always players; later rows only when filled in.
-    players = [r for i, r in enumerate(rows)
-               if i < MIN_PLAYERS or r["name"].strip() or r["email"].strip()]
+    used = [i for i, r in enumerate(rows) if i < MIN_PLAYERS or r["name"].strip() or r["email"].strip()]
+    players = [rows[i] for i in used]
     hours: int | None = None
     if hours_text.strip():
         m = _WHOLE.fullmatch(hours_text)
         if m is None:
-            return _home(rows, hours_text, "The turn time must be a whole number of hours, e.g. 72.", 422)
+            return _home(rows, hours_text, "The turn time must be a whole number of hours, e.g. 72.", 422,
+                         "bad-hours")
         hours = int(m.group(1))
     try:
         parsed = services.parse_players(players)
         game_id = services.start_game(context(), parsed, hours)
     except Invalid as e:
-        return _home(rows, hours_text, _sentence(e.message), e.status)
+        return _home(rows, hours_text, e.message, e.status, e.code, used)
     return redirect(url_for(".game", game_id=game_id, new=1), 303)
 
 
@@ -346,8 +360,8 @@ def move(token: str) -> Any:
         else:
             message = _sentence(e.message) + " Nothing was played."
         return _play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
-    played = re.sub(r"\s*[-–>→]+\s*|\s+to\s+|\s+", " → ", text.strip(), count=1)
-    flash(f"Your move {played} was played.", "ok")
+    played = Move.parse(text, strict=False)
+    flash(f"Your move {played.source} → {played.target} was played.", "ok")
     return redirect(url_for(".play", token=token), 303)
 
 

@@ -32,7 +32,9 @@ def test_a_legal_move_is_stored_and_the_next_player_is_mailed(ctx):
     nxt = after["next_seat"]
     turn_mail = caught(ctx, kind="turn")
     # the first player's turn mail when the game started, then the next player's
-    assert [str(m["To"]) for m in turn_mail] == [PLAYERS[view["seat"]]["email"], PLAYERS[nxt]["email"]]
+    email_of = {p["name"]: p["email"] for p in PLAYERS}
+    names = [p["name"] for p in after["players"]]
+    assert [str(m["To"]) for m in turn_mail] == [email_of[names[view["seat"]]], email_of[names[nxt]]]
     with session_scope(ctx.engine) as session:
         rows = session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id)).all()
     assert [(r.ply, r.move) for r in rows] == [(0, move)]

@@ -1,0 +1,273 @@
+/* The seat page's board: tap a territory, tap one of its highlighted targets, order
+   the villages if the move founds several, confirm.  The confirm bar is the same
+   plain form the page works with when JavaScript is off: this only fills it in. */
+(function () {
+  "use strict";
+
+  var NS = "http://www.w3.org/2000/svg";
+  var dataEl = document.getElementById("play-data");
+  var form = document.getElementById("confirm-form");
+  var svg = document.querySelector("#board svg");
+  if (!dataEl || !form || !svg) return;
+
+  var data;
+  try {
+    data = JSON.parse(dataEl.textContent);
+  } catch (e) {
+    return;
+  }
+  var moves = data.moves || {};
+  var founding = data.founding || {};
+  var terrains = data.terrains || {};
+
+  var hint = document.getElementById("move-hint");
+  var moveInput = document.getElementById("confirm-move-input");
+  var orderInput = document.getElementById("confirm-order-input");
+  var moveLabel = document.getElementById("confirm-move");
+  var note = document.getElementById("confirm-note");
+  var orderBox = document.getElementById("order-box");
+  var orderList = document.getElementById("order-list");
+  var cancel = document.getElementById("confirm-cancel");
+  var submit = document.getElementById("confirm-submit");
+  var fallback = document.getElementById("move-list");
+
+  var layer = document.createElementNS(NS, "g");
+  layer.setAttribute("class", "js-hl");
+  svg.insertBefore(layer, svg.querySelector("g.labels"));
+
+  var source = null;
+  var target = null;
+  var order = [];
+
+  function territory(id) {
+    return svg.querySelector('path.territory[data-territory="' + id + '"]');
+  }
+
+  function describe(id) {
+    return id + (terrains[id] ? " (" + terrains[id] + ")" : "");
+  }
+
+  function outline(id, cls) {
+    var p = territory(id);
+    if (!p) return;
+    var o = document.createElementNS(NS, "path");
+    o.setAttribute("d", p.getAttribute("d"));
+    o.setAttribute("class", cls);
+    layer.appendChild(o);
+  }
+
+  function centre(id) {
+    var el = svg.querySelector('g.label[data-for="' + id + '"]') || territory(id);
+    var box = el.getBBox();
+    return [box.x + box.width / 2, box.y + box.height / 2];
+  }
+
+  /* An arrow from the chosen source to the chosen target, like the last move's. */
+  function arrow(a, b) {
+    var p = centre(a), q = centre(b);
+    var dx = q[0] - p[0], dy = q[1] - p[1];
+    var len = Math.sqrt(dx * dx + dy * dy);
+    if (len < 40) return;
+    var ux = dx / len, uy = dy / len;
+    var sx = p[0] + ux * 14, sy = p[1] + uy * 14;
+    var tx = q[0] - ux * 16, ty = q[1] - uy * 16;
+    var bx = tx - ux * 20, by = ty - uy * 20;
+    var px = -uy * 13, py = ux * 13;
+    var shaft = "M" + sx + " " + sy + "L" + bx + " " + by;
+    var head = "M" + tx + " " + ty + "L" + (bx + px) + " " + (by + py) + "L" + (bx - px) + " " + (by - py) + "Z";
+    [["#0b2530", 13, "#0b2530"], ["#00e5ff", 7, "#00e5ff"]].forEach(function (style) {
+      var line = document.createElementNS(NS, "path");
+      line.setAttribute("d", shaft);
+      line.setAttribute("class", "hl-pick-arrow");
+      line.setAttribute("stroke", style[0]);
+      line.setAttribute("stroke-width", style[1]);
+      line.setAttribute("stroke-linecap", "round");
+      line.setAttribute("fill", "none");
+      layer.appendChild(line);
+      var tip = document.createElementNS(NS, "path");
+      tip.setAttribute("d", head);
+      tip.setAttribute("class", "hl-pick-arrow");
+      tip.setAttribute("fill", style[2]);
+      tip.setAttribute("stroke", style[0]);
+      tip.setAttribute("stroke-width", style[1] - 5);
+      tip.setAttribute("stroke-linejoin", "round");
+      layer.appendChild(tip);
+    });
+  }
+
+  function targetsOf(id) {
+    return moves[String(id)] || [];
+  }
+
+  function moveText() {
+    return source + "-" + target;
+  }
+
+  function renderOrder() {
+    orderList.textContent = "";
+    order.forEach(function (id, i) {
+      var li = document.createElement("li");
+      li.setAttribute("data-village", id);
+      var name = document.createElement("span");
+      name.className = "order-name";
+      name.textContent = "Village on " + describe(id);
+      li.appendChild(name);
+      [["↑", -1, "earlier"], ["↓", 1, "later"]].forEach(function (spec) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.textContent = spec[0];
+        b.setAttribute("aria-label", "Found the village on " + id + " " + spec[2]);
+        b.disabled = (spec[1] < 0 && i === 0) || (spec[1] > 0 && i === order.length - 1);
+        b.addEventListener("click", function () {
+          var j = i + spec[1];
+          var tmp = order[j];
+          order[j] = order[i];
+          order[i] = tmp;
+          renderOrder();
+          var again = orderList.children[j].querySelectorAll("button")[spec[1] < 0 ? 0 : 1];
+          (again && !again.disabled ? again : orderList.children[j].querySelector("button:not(:disabled)")).focus();
+        });
+        li.appendChild(b);
+      });
+      orderList.appendChild(li);
+    });
+    orderInput.value = order.join(",");
+  }
+
+  function render() {
+    layer.textContent = "";
+    Array.prototype.forEach.call(svg.querySelectorAll("path.territory"), function (p) {
+      p.classList.remove("target", "selected");
+    });
+    svg.classList.toggle("is-picking", source !== null);
+    if (source !== null) {
+      territory(source).classList.add("selected");
+      targetsOf(source).forEach(function (t) {
+        var p = territory(t);
+        if (p) p.classList.add("target");
+        outline(t, t === target ? "hl-pick-chosen" : "hl-pick-target");
+      });
+      outline(source, "hl-pick-selected");
+      if (target !== null) arrow(source, target);
+    }
+    Array.prototype.forEach.call(svg.querySelectorAll("path.territory"), function (p) {
+      if (p.classList.contains("selectable") || p.classList.contains("target")) {
+        p.setAttribute("tabindex", "0");
+        p.setAttribute("role", "button");
+        var id = p.getAttribute("data-territory");
+        p.setAttribute("aria-label", p.classList.contains("target")
+          ? "Move the huts of " + source + " onto " + id
+          : "Territory " + id + ": move its huts");
+      } else {
+        p.removeAttribute("tabindex");
+        p.removeAttribute("role");
+        p.removeAttribute("aria-label");
+      }
+    });
+
+    if (source === null) {
+      hint.textContent = "Tap a territory to move all its huts.";
+    } else if (target === null) {
+      hint.textContent = "From " + source + ": tap one of the highlighted neighbours (tap " + source + " again to cancel).";
+    } else {
+      hint.textContent = "Move " + source + " → " + target + ": confirm below.";
+    }
+
+    if (target === null) {
+      form.hidden = true;
+      moveInput.value = "";
+      orderInput.value = "";
+      return;
+    }
+    var villages = founding[moveText()] || [];
+    moveInput.value = moveText();
+    moveLabel.textContent = source + " → " + target;
+    if (villages.length === 1) {
+      note.textContent = "founds a village on " + describe(villages[0]);
+    } else if (villages.length > 1) {
+      note.textContent = "founds " + villages.length + " villages";
+    } else {
+      note.textContent = "";
+    }
+    if (villages.length > 1) {
+      if (order.length !== villages.length || order.some(function (v) { return villages.indexOf(v) < 0; })) {
+        order = villages.slice().sort(function (a, b) { return a - b; });
+      }
+      orderBox.hidden = false;
+      renderOrder();
+    } else {
+      order = [];
+      orderBox.hidden = true;
+      orderInput.value = "";
+    }
+    form.hidden = false;
+  }
+
+  function pick(id, byKeyboard) {
+    id = Number(id);
+    if (source !== null && targetsOf(source).indexOf(id) >= 0) {
+      target = id;
+    } else if (id === source) {
+      source = null;
+      target = null;
+    } else if (moves[String(id)]) {
+      source = id;
+      target = null;
+    } else {
+      source = null;
+      target = null;
+      render();
+      hint.textContent = "The huts on " + id + " cannot move: pick a territory with a legal move.";
+      return;
+    }
+    render();
+    if (target !== null) {
+      if (byKeyboard) submit.focus();
+      else if (form.getBoundingClientRect().bottom > window.innerHeight) form.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  svg.addEventListener("click", function (e) {
+    var p = e.target.closest ? e.target.closest("path.territory") : null;
+    if (p) pick(p.getAttribute("data-territory"), false);
+  });
+  svg.addEventListener("keydown", function (e) {
+    var p = e.target.closest ? e.target.closest("path.territory") : null;
+    if (p && (e.key === "Enter" || e.key === " ")) {
+      e.preventDefault();
+      pick(p.getAttribute("data-territory"), true);
+    }
+  });
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && source !== null) {
+      source = null;
+      target = null;
+      render();
+    }
+  });
+  cancel.addEventListener("click", function () {
+    source = null;
+    target = null;
+    render();
+  });
+  form.addEventListener("submit", function (e) {
+    if (!moveInput.value) {
+      e.preventDefault();
+      return;
+    }
+    submit.disabled = true;
+    submit.textContent = "Playing…";
+  });
+
+  hint.hidden = false;
+  if (fallback) {
+    var filled = Array.prototype.some.call(fallback.querySelectorAll("select, input:not([type=hidden])"),
+      function (el) { return el.value; });
+    if (!filled) fallback.open = false;
+  }
+  window.addEventListener("pageshow", function () {
+    submit.disabled = false;
+    submit.textContent = "Confirm move";
+  });
+  render();
+})();

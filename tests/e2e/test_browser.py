@@ -1,0 +1,208 @@
+"""The seat page in a real browser (headless Chromium): choosing a move on the
+board, the order of several villages, the phone layout, and the page without
+JavaScript.  Screenshots go to /tmp/shots."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Iterator
+
+import pytest
+from werkzeug.serving import make_server
+
+from pbem import services
+from pbem.db import upgrade
+from tests.conftest import app_config
+from tests.support import new_game, to_move
+from tests.web.helpers import set_huts, two_village_position
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/shots")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Any]:
+    """The real app on 127.0.0.1 and a free port, on a fresh SQLite database."""
+    from pbem.web import create_app
+
+    url = f"sqlite:///{tmp_path / 'e2e.sqlite3'}"
+    upgrade(url)
+    holder: dict[str, Any] = {}
+
+    def dispatch(environ: Any, start_response: Any) -> Any:
+        return holder["app"](environ, start_response)
+
+    server = make_server("127.0.0.1", 0, dispatch, threaded=True)
+    base = f"http://127.0.0.1:{server.server_port}"
+    app = create_app(app_config(url, BASE_URL=base))
+    holder["app"] = app
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield SimpleNamespace(base=base, app=app, ctx=app.extensions["pbem"])
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        app.extensions["pbem"].engine.dispose()
+
+
+@pytest.fixture
+def browser(chromium: str) -> Iterator[Any]:
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def open_page(browser: Any, url: str, *, width: int = 1280, height: int = 900, js: bool = True,
+              timezone: str = "UTC") -> Any:
+    context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=js,
+                                  device_scale_factor=2 if width < 600 else 1, timezone_id=timezone,
+                                  locale="en-GB")
+    page = context.new_page()
+    page.errors = []  # type: ignore[attr-defined]
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))  # type: ignore[attr-defined]
+    page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
+    response = page.goto(url)
+    assert response is not None and response.status == 200
+    return page
+
+
+def tap(page: Any, territory: int) -> None:
+    """Click a territory where its number is drawn (always inside its outline)."""
+    label = page.locator(f'#board g.label[data-for="{territory}"] text.number')
+    label.scroll_into_view_if_needed()
+    box = label.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def shoot(page: Any, name: str, *, full: bool = False) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+def test_choose_a_move_on_the_board_and_confirm(live: Any, browser: Any) -> None:
+    game_id, toks = new_game(live.ctx)
+    mover, view = to_move(live.ctx, toks)
+    move = view["legal_moves"][len(view["legal_moves"]) // 2]
+    source, target = (int(x) for x in move.split("-"))
+    page = open_page(browser, f"{live.base}/play/{mover}", timezone="Asia/Kolkata")
+    # The deadline in the reader's zone (UTC+5:30 here), with the UTC time kept as its title.
+    due = page.locator(".turn-meta time")
+    deadline = view["deadline"]
+    local_minutes = (int(deadline[11:13]) * 60 + int(deadline[14:16]) + 330) % 1440
+    assert f"{local_minutes // 60:02d}:{local_minutes % 60:02d}" in due.inner_text()
+    assert "(in 3 days)" in due.inner_text() and "UTC" not in due.inner_text()
+    assert due.get_attribute("title").endswith("UTC")
+    assert page.locator("#confirm-form").is_hidden()
+    assert page.locator("#move-hint").is_visible()
+    assert page.locator("#move-list").get_attribute("open") is None  # the no-JS list folds away
+    shoot(page, "desktop-turn", full=True)
+
+    tap(page, source)
+    assert "selected" in page.locator(f"#t-{source}").get_attribute("class")
+    targets = {int(t) for t in page.locator("path.territory.target").evaluate_all(
+        "els => els.map(e => e.dataset.territory)")}
+    assert targets == {int(m.split("-")[1]) for m in view["legal_moves"] if m.startswith(f"{source}-")}
+    assert page.locator(".js-hl .hl-pick-target").count() == len(targets)
+    assert page.locator("#confirm-form").is_hidden()
+
+    tap(page, target)
+    bar = page.locator("#confirm-form")
+    assert bar.is_visible()
+    assert page.locator("#confirm-move").inner_text() == f"{source} → {target}"
+    assert page.locator("#confirm-move-input").input_value() == move
+    shoot(page, "desktop-confirm")
+
+    # Cancel, then choose again and confirm.
+    page.locator("#confirm-cancel").click()
+    assert bar.is_hidden() and page.locator("path.territory.selected").count() == 0
+    tap(page, source)
+    tap(page, target)
+    with page.expect_navigation():
+        page.locator("#confirm-submit").click()
+    assert f"Your move {source} → {target} was played." in page.locator(".notice-ok").inner_text()
+    after = services.public_game(live.ctx, game_id)
+    assert after["ply"] == 1 and after["last_move"] == move
+    assert page.locator('.history li[data-ply="1"]').inner_text().endswith(f"moved {source} → {target}")
+    assert page.locator("#confirm-form").count() == 0  # no longer this player's turn
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_phone_layout_fits_and_the_confirm_button_is_in_view(live: Any, browser: Any) -> None:
+    game_id, toks = new_game(live.ctx)
+    mover, view = to_move(live.ctx, toks)
+    page = open_page(browser, f"{live.base}/play/{mover}", width=390, height=844)
+    shoot(page, "phone-turn", full=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    board = page.locator("#board svg").bounding_box()
+    assert board is not None and 300 <= board["width"] <= 390 and board["x"] >= 0
+    # The own clan and the board are on the first screen.
+    clan = page.locator("[data-your-clan]").bounding_box()
+    assert clan is not None and clan["y"] + clan["height"] <= 844
+    assert board["y"] < 844
+    move = view["legal_moves"][-1]
+    source, target = (int(x) for x in move.split("-"))
+    tap(page, source)
+    tap(page, target)
+    button = page.locator("#confirm-submit")
+    assert button.is_visible()
+    box = button.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844
+    assert box["height"] >= 44 and box["x"] + box["width"] <= 390
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shoot(page, "phone-confirm")
+    for path in ("/", "/login", f"/games/{game_id}", "/mailbox/"):
+        other = open_page(browser, f"{live.base}{path}", width=390, height=844)
+        assert other.evaluate("document.documentElement.scrollWidth") <= 390, path
+        shoot(other, "phone" + (path.replace("/", "-").rstrip("-") or "-home"), full=True)
+        other.context.close()
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_order_of_two_villages_is_chosen_on_the_page(live: Any, browser: Any) -> None:
+    game_id, toks = new_game(live.ctx)
+    huts, move, villages = two_village_position()
+    set_huts(live.ctx, game_id, huts)
+    mover, view = to_move(live.ctx, toks)
+    source, target = (int(x) for x in move.split("-"))
+    page = open_page(browser, f"{live.base}/play/{mover}", width=390, height=844)
+    tap(page, source)
+    tap(page, target)
+    items = page.locator("#order-list li")
+    assert page.locator("#order-box").is_visible() and items.count() == 2
+    assert [int(x) for x in items.evaluate_all("els => els.map(e => e.dataset.village)")] == villages
+    assert page.locator("#confirm-order-input").input_value() == f"{villages[0]},{villages[1]}"
+    shoot(page, "phone-order")
+    items.nth(0).locator("button").nth(1).click()  # found the first one later
+    assert page.locator("#confirm-order-input").input_value() == f"{villages[1]},{villages[0]}"
+    with page.expect_navigation():
+        page.locator("#confirm-submit").click()
+    after = services.public_game(live.ctx, game_id)
+    assert after["last_move"] == move
+    assert [v["territory"] for v in after["villages"]] == [villages[1], villages[0]]
+
+
+def test_the_page_works_without_javascript(live: Any, browser: Any) -> None:
+    game_id, toks = new_game(live.ctx)
+    mover, view = to_move(live.ctx, toks)
+    page = open_page(browser, f"{live.base}/play/{mover}", width=390, height=844, js=False)
+    assert page.locator("#confirm-form").is_hidden()
+    assert page.locator("#move-select").is_visible()
+    move = view["legal_moves"][0]
+    page.locator("#move-select").select_option(move)
+    shoot(page, "phone-nojs", full=True)
+    with page.expect_navigation():
+        page.locator(".fallback-form button[type=submit]").click()
+    assert services.public_game(live.ctx, game_id)["last_move"] == move
+    # Times stay in UTC without the script.
+    assert "UTC" in page.locator(".turn-meta time, .waiting-note time").first.inner_text()

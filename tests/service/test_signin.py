@@ -1,0 +1,15 @@
+"""Sign-in links go only to the exact address that has games."""
+
+from pbem import services
+from tests.support import caught, new_game
+
+
+def test_wildcards_in_an_address_match_nobody_else(ctx):
+    new_game(ctx)
+    for probe in ("a_n@example.org", "%@example.org", "ANN@EXAMPLE.ORG"):
+        services.request_login(ctx, probe)
+    logins = caught(ctx, kind="login")
+    assert [str(m["To"]) for m in logins] == ["ANN@EXAMPLE.ORG"]
+    games = services.games_of(ctx, "a_n@example.org")
+    assert games == []
+    assert len(services.games_of(ctx, "Ann@Example.org")) == 1

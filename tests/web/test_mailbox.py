@@ -1,0 +1,65 @@
+"""The demo mailbox's pages."""
+
+from __future__ import annotations
+
+import re
+
+from pbem.web.pages import autolink
+from tests.support import caught, new_game
+
+
+def test_mailbox_lists_caught_mail_newest_first(client, ctx):
+    new_game(ctx)
+    response = client.get("/mailbox/")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    ids = [int(i) for i in re.findall(r'href="/mailbox/(\d+)"', page)]
+    assert len(ids) == len(caught(ctx)) and ids == sorted(ids, reverse=True)
+    for m in caught(ctx):
+        assert f"to {m['To']}" in page
+    assert 'data-kind="invite"' in page and 'data-kind="turn"' in page
+    assert re.search(r'<time datetime="\d{4}-\d\d-\d\dT[\d:]+Z" data-local>[^<]+UTC</time>', page)
+
+
+def test_a_message_page_shows_headers_text_with_links_and_the_html(client, ctx):
+    new_game(ctx, start=False)
+    page = client.get("/mailbox/").get_data(as_text=True)
+    mail_id = re.findall(r'href="/mailbox/(\d+)"', page)[-1]
+    response = client.get(f"/mailbox/{mail_id}")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    message = caught(ctx)[0]
+    for header in ("From", "To", "Subject", "X-PBEM-Kind"):
+        assert f"<dt>{header}</dt>" in page
+    assert "<dd>invite</dd>" in page
+    links = re.findall(r'<a href="(https://clans\.example/play/[^"]+)"', page)
+    assert links and all(link in message.get_body(preferencelist=("plain",)).get_content() for link in links)
+    if message.get_body(preferencelist=("html",)) is not None:
+        assert re.search(rf'<iframe class="mail-html" src="/mailbox/{mail_id}/html"[^>]*sandbox="', page)
+
+
+def test_unsubscribe_header_is_shown_with_its_link(client, ctx):
+    game_id, toks = new_game(ctx)
+    turn = next(m for m in caught(ctx, kind="turn"))
+    page = client.get("/mailbox/").get_data(as_text=True)
+    subject = turn["Subject"]
+    mail_id = re.search(rf'href="/mailbox/(\d+)" class="mail-link">\s*<span class="mail-subject">{re.escape(subject)}',
+                        page).group(1)
+    page = client.get(f"/mailbox/{mail_id}").get_data(as_text=True)
+    assert "<dt>List-Unsubscribe</dt>" in page
+    assert re.search(r'<dd>&lt;<a href="https://clans\.example/unsubscribe/[^"]+"', page)
+
+
+def test_unknown_message_is_a_404_page(client):
+    response = client.get("/mailbox/424242")
+    assert response.status_code == 404
+    assert "there is no caught mail 424242".capitalize() in response.get_data(as_text=True)
+
+
+def test_autolink_escapes_first_then_links():
+    html = str(autolink('<script>alert(1)</script> see https://a.example/x?y=1&z=2. or "https://b.example/q"'))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert '<a href="https://a.example/x?y=1&amp;z=2" rel="noopener noreferrer">https://a.example/x?y=1&amp;z=2</a>.' in html
+    assert '&#34;<a href="https://b.example/q" rel="noopener noreferrer">https://b.example/q</a>&#34;' in html
+    assert str(autolink("javascript:alert(1) ftp://x")) == "javascript:alert(1) ftp://x"
+    assert str(autolink('https://c.example/"onmouseover="x')).count('"') == 4

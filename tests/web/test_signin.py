@@ -1,0 +1,132 @@
+"""Signing in by email: ask for a link, open it (which changes nothing), press the
+button (which spends it), see all your games."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from pbem import services
+from tests.support import caught, new_game
+from tests.web.helpers import csrf_from, csrf_token, snapshot
+
+
+def ask_for_link(client, ctx, email="ann@example.org"):
+    token = csrf_token(client, "/login")
+    response = client.post("/login", data={"csrf_token": token, "email": email})
+    assert response.status_code == 200
+    return response.get_data(as_text=True)
+
+
+def link_in(message) -> str:
+    text = message.get_body(preferencelist=("plain",)).get_content()
+    m = re.search(r"https://clans\.example(/signin/\S+)", text)
+    assert m, text
+    return m.group(1)
+
+
+def test_login_page(client):
+    response = client.get("/login")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    assert 'for="email"' in page and 'action="/login"' in page and 'name="csrf_token"' in page
+
+
+def test_the_same_answer_whether_or_not_the_address_has_games(client, ctx):
+    new_game(ctx, start=False)
+    known = ask_for_link(client, ctx, "ann@example.org")
+    unknown = ask_for_link(client, ctx, "zed@example.org")
+    strip = lambda page: page.replace("ann@example.org", "X").replace("zed@example.org", "X")  # noqa: E731
+    assert "a sign-in link is on its way" in known
+    assert strip(known) == strip(unknown)
+    assert len(caught(ctx, kind="login")) == 1
+    assert caught(ctx, kind="login")[0]["To"] == "ann@example.org"
+
+
+def test_an_invalid_address_is_refused(client, ctx):
+    token = csrf_token(client, "/login")
+    before = snapshot(ctx)
+    response = client.post("/login", data={"csrf_token": token, "email": "not an address"})
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "That is not an email address." in page and 'value="not an address"' in page
+    assert snapshot(ctx) == before
+
+
+def test_sign_in_flow(client, ctx):
+    first, _ = new_game(ctx, start=False)
+    second, _ = new_game(ctx, 2)
+    ask_for_link(client, ctx, "Ann@Example.org")
+    path = link_in(caught(ctx, kind="login")[-1])
+    # Opening the link (twice: a mail scanner, then the person) shows a button and spends nothing.
+    before = snapshot(ctx)
+    for _ in range(2):
+        response = client.get(path)
+        assert response.status_code == 200
+        page = response.get_data(as_text=True)
+        assert f'action="{path}"' in page and ">Sign in</button>" in page
+        assert "ann@example.org" in page
+        assert client.head(path).status_code == 200
+    assert snapshot(ctx) == before
+    assert client.get("/games").headers["Location"].endswith("/login")
+    # The button signs in.
+    response = client.post(path, data={"csrf_token": csrf_from(page)})
+    assert response.status_code == 303 and response.headers["Location"].endswith("/games")
+    response = client.get("/games")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    assert "Signed in as ann@example.org" in page
+    assert re.findall(r'data-game="(\d+)"', page) == [str(second), str(first)]
+    for game in services.games_of(ctx, "ann@example.org"):
+        assert f'href="{game["link"]}"' in page
+    assert "invitation to accept" in page
+    # The link works once.
+    other = client.application.test_client()
+    response = other.get(path)
+    assert response.status_code == 401
+    page = response.get_data(as_text=True)
+    assert "used already" in page and 'href="/login"' in page and "Ask for a new sign-in link" in page
+    response = client.post(path, data={"csrf_token": csrf_token(client, "/games")})
+    assert response.status_code == 401
+    # Signing out.
+    response = client.post("/logout", data={"csrf_token": csrf_token(client, "/games")})
+    assert response.status_code == 303
+    assert client.get("/games").status_code == 303
+
+
+def test_an_expired_link_is_refused(client, ctx, monkeypatch):
+    new_game(ctx, start=False)
+    ask_for_link(client, ctx)
+    path = link_in(caught(ctx, kind="login")[-1])
+    later = ctx.now() + timedelta(minutes=ctx.config["LOGIN_MINUTES"], seconds=1)
+    monkeypatch.setattr(ctx, "now", lambda: later)
+    before = snapshot(ctx)
+    response = client.get(path)
+    assert response.status_code == 401
+    page = response.get_data(as_text=True)
+    assert "This sign-in link has expired" in page and 'href="/login"' in page
+    response = client.post(path, data={"csrf_token": csrf_token(client, "/")})
+    assert response.status_code == 401
+    assert snapshot(ctx) == before
+    assert client.get("/games").status_code == 303
+
+
+def test_forged_sign_in_links_are_refused(client, ctx):
+    for token in ("x", "a" * 43, "../games"):
+        response = client.get(f"/signin/{token}")
+        assert response.status_code in (401, 404)
+        assert "Traceback" not in response.get_data(as_text=True)
+    response = client.get("/signin/" + "a" * 43)
+    assert response.status_code == 401
+    assert "This sign-in link is not valid" in response.get_data(as_text=True)
+
+
+def test_sign_in_needs_the_form_token(client, ctx):
+    new_game(ctx, start=False)
+    ask_for_link(client, ctx)
+    path = link_in(caught(ctx, kind="login")[-1])
+    before = snapshot(ctx)
+    assert client.post(path, data={}).status_code == 400
+    assert client.post(path, data={"csrf_token": "nope"}).status_code == 400
+    assert snapshot(ctx) == before
+    assert client.get(path).status_code == 200  # still usable
