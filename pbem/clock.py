@@ -127,11 +127,7 @@ def send_digests(ctx: Context) -> list[int]:
             .where(Seat.mail == "digest", Game.status == "active")
         ).all()
         for seat, game in rows:
-            since = last_digest_at(session, seat) or as_utc(game.started_at)
-            news = select(MoveRecord.id).where(MoveRecord.game_id == game.id)
-            if since is not None:
-                news = news.where(col(MoveRecord.created_at) > since)
-            if session.exec(news.limit(1)).first() is None:
+            if session.exec(digest_news(session, seat, game).limit(1)).first() is None:
                 continue
             row = enqueue(session, kind="digest", event=f"digest:{day}", recipient=seat.email,
                           base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
@@ -139,6 +135,16 @@ def send_digests(ctx: Context) -> list[int]:
                 written.append(row.id)
     ctx.relay(written)
     return written
+
+
+def digest_news(session: Any, seat: Seat, game: Game, before_id: int | None = None) -> Any:
+    """The plies of the moves a digest reports: those after the seat's previous
+    digest, or every move since the start for the first one."""
+    query = select(MoveRecord.ply).where(MoveRecord.game_id == game.id)
+    since = last_digest_at(session, seat, before_id)
+    if since is not None:
+        query = query.where(col(MoveRecord.created_at) > since)
+    return query.order_by(col(MoveRecord.ply))
 
 
 def last_digest_at(session: Any, seat: Seat, before_id: int | None = None) -> datetime | None:

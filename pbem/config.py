@@ -27,6 +27,7 @@ DEFAULTS: dict[str, Any] = {
     "TURN_HOURS": 72,
     "REMINDER_HOURS": 24,
     "VACATION_DAYS": 7,
+    "DIGEST_HOUR": 7,  # UTC hour after which the daily digest goes out
     "LOGIN_MINUTES": 30,
     "MAX_CONTENT_LENGTH": 64 * 1024,
 }

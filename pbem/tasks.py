@@ -150,8 +150,6 @@ def celery_init_app(app: Flask) -> Celery:
                                   "visibility_timeout": 3600, "max_retries": 1,
                                   "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5},
         broker_pool_limit=4,
-        redis_socket_timeout=5,
-        redis_socket_connect_timeout=3,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         timezone="UTC",
         enable_utc=True,

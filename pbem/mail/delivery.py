@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import random
-import textwrap
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from typing import Any
@@ -16,7 +15,7 @@ from sqlmodel import Session, col, select
 from .. import services
 from ..context import Context
 from ..db import as_utc, session_scope
-from ..models import Game, Login, MoveRecord, Outbox, Seat
+from ..models import Game, Login, Outbox, Seat
 from ..rules import classic_board
 from ..rules.svg import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
@@ -194,13 +193,9 @@ def _last_turn_ply(view: dict[str, Any], position: int) -> int:
 
 def _digest_since_ply(session: Session, row: Outbox, seat: Seat, game: Game) -> int:
     """The first ply made after this seat's previous digest (its news)."""
-    from ..clock import last_digest_at
+    from ..clock import digest_news
 
-    since = last_digest_at(session, seat, before_id=row.id) or as_utc(game.started_at)
-    query = select(MoveRecord.ply).where(MoveRecord.game_id == game.id)
-    if since is not None:
-        query = query.where(col(MoveRecord.created_at) > since)
-    first = session.exec(query.order_by(col(MoveRecord.ply)).limit(1)).first()
+    first = session.exec(digest_news(session, seat, game, before_id=row.id).limit(1)).first()
     return game.ply if first is None else int(first)
 
 

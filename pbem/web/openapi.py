@@ -70,6 +70,11 @@ OPENAPI: dict[str, Any] = {
         "/seat/moves": {"post": {"summary": "make a move", "security": [{"seat": []}],
                                  "requestBody": _body({"$ref": "#/components/schemas/Move"}),
                                  "responses": _responses(200, _VIEW, 400, 401, 409, 413, 422)}},
+        "/seat/pause": {"post": {"summary": "pause your clock for a vacation (days are limited per game)",
+                                 "security": [{"seat": []}],
+                                 "requestBody": _body({"type": "object", "required": ["days"], "properties": {
+                                     "days": {"type": "integer", "minimum": 1}}}),
+                                 "responses": _responses(200, _VIEW, 401, 409, 422)}},
         "/seat/mail": {"post": {"summary": "turn mail: every, digest or none", "security": [{"seat": []}],
                                 "requestBody": _body({"type": "object", "properties": {
                                     "mail": {"enum": ["every", "digest", "none"]}}}),

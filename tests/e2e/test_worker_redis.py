@@ -1,0 +1,199 @@
+"""End to end with the real parts: a Redis broker, a Celery worker, an SMTP
+server.  Several turns are played through the service layer; every player must
+get exactly the mail they should, delivered by the worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import redis
+from celery.contrib.testing.worker import start_worker
+from sqlmodel import select
+
+from pbem import services
+from pbem.db import session_scope
+from pbem.models import Outbox
+from pbem.rules.tables import CLANS
+from tests.conftest import BASE_URL, SECRET
+from tests.mail.smtpd import SmtpServer, frozen_clock, parts, smtp  # noqa: F401
+from tests.support import PLAYERS, new_game, seat_tokens, to_move
+
+ROOT = Path(__file__).resolve().parents[2]
+EMAILS = {p["name"]: p["email"] for p in PLAYERS}
+
+
+def broker_db(redis_url: str, db: int) -> str:
+    """A Redis database of its own for these tests, flushed."""
+    url = redis_url.rsplit("/", 1)[0] + f"/{db}"
+    redis.Redis.from_url(url, socket_connect_timeout=2).flushdb()
+    return url
+
+
+@pytest.fixture
+def worker_app(database_url: str, smtp: SmtpServer, redis_url: str) -> Iterator[Any]:
+    from pbem.web import create_app
+
+    broker = broker_db(redis_url, 13)
+    app = create_app(smtp.config(database_url, BROKER_URL=broker))
+    celery = app.extensions["celery"]
+    assert not celery.conf.task_always_eager
+    with start_worker(celery, pool="solo", concurrency=1, perform_ping_check=False,
+                      loglevel="WARNING", shutdown_timeout=10):
+        yield app
+    app.extensions["pbem"].engine.dispose()
+    redis.Redis.from_url(broker).flushdb()
+
+
+def wait_all_done(ctx: Any, timeout: float = 20.0) -> list[Outbox]:
+    """Wait until no outbox row is pending (the worker has done them all)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with session_scope(ctx.engine) as session:
+            rows = list(session.exec(select(Outbox)))
+        if all(r.status != "pending" for r in rows):
+            return rows
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still pending: {[(r.id, r.kind, r.event) for r in rows if r.status == 'pending']}")
+        time.sleep(0.05)
+
+
+def own_clan_only(text: str, own: str) -> None:
+    assert f"Your secret clan: {own}." in text
+    for clan in CLANS:
+        if clan != own:
+            assert f"secret clan: {clan}" not in text and f"clan {clan}" not in text
+
+
+def test_turns_through_redis_and_a_worker(worker_app: Any, smtp: SmtpServer) -> None:
+    ctx = worker_app.extensions["pbem"]
+    box = smtp.collector
+    game_id, toks = new_game(ctx, start=False)
+    assert sorted(r.to for r in box.wait_for(3, kind="invite")) == sorted(EMAILS.values())
+    for t in toks:
+        services.accept(ctx, t)
+    clans = {}
+    for t in toks:
+        view = services.seat_view(ctx, t)
+        clans[view["you"]] = view["clan"]
+    expected: dict[str, list[int]] = {name: [] for name in EMAILS}
+    moves = 7
+    for ply in range(moves + 1):
+        t, view = to_move(ctx, toks)
+        expected[view["you"]].append(ply)
+        # The worker delivers this turn's mail: to the player to move, for this move.
+        got = box.wait_for(ply + 1, kind="turn")
+        latest = got[-1]
+        assert latest.to == EMAILS[view["you"]]
+        assert latest.message["Subject"].endswith(f"(move {ply + 1})")
+        own_clan_only(parts(latest.message)["text"], clans[view["you"]])
+        if ply < moves:
+            services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+    rows = wait_all_done(ctx)
+    time.sleep(0.3)  # anything extra would have arrived by now
+    for name, email in EMAILS.items():
+        turns = box.messages(to=email, kind="turn")
+        assert [int(m.message["Subject"].rsplit("move ", 1)[1].rstrip(")")) - 1 for m in turns] == expected[name]
+        assert len(box.messages(to=email)) == 1 + len(expected[name])  # the invite and their turns
+        for m in turns:
+            own_clan_only(parts(m.message)["text"], clans[name])
+    # Every row sent once, by its Message-ID.
+    assert sorted(str(m.message["Message-ID"]) for m in box.messages()) == sorted(
+        r.message_id for r in rows if r.status == "sent")
+    assert {r.status for r in rows} == {"sent"}
+
+
+def test_beat_tasks_run_on_the_worker(worker_app: Any, smtp: SmtpServer) -> None:
+    """The clock's tasks as beat sends them: the deadline scan moves for an absent
+    player (mail to all), the sweep hands a left-behind row to the worker."""
+    ctx = worker_app.extensions["pbem"]
+    celery = worker_app.extensions["celery"]
+    now = frozen_clock(ctx)
+    box = smtp.collector
+    game_id, toks = new_game(ctx)
+    box.wait_for(1, kind="turn")
+    t, view = to_move(ctx, toks)
+    now.advance(hours=view["turn_hours"], minutes=1)
+    celery.send_task("pbem.clock.deadlines")
+    deadlines = box.wait_for(3, kind="deadline")
+    assert sorted(r.to for r in deadlines) == sorted(EMAILS.values())
+    assert services.public_game(ctx, game_id)["ply"] == 1
+    box.wait_for(2, kind="turn")
+    # A row the relay never handed on (say, the broker blinked): the sweep finds it.
+    ctx_relay = ctx.relay
+    ctx.relay = lambda ids: None
+    services.request_login(ctx, PLAYERS[0]["email"])
+    ctx.relay = ctx_relay
+    time.sleep(0.2)
+    assert box.messages(kind="login") == []
+    celery.send_task("pbem.sweep_outbox")
+    (login,) = box.wait_for(1, kind="login")
+    assert login.to == PLAYERS[0]["email"]
+    rows = wait_all_done(ctx)
+    assert len(box.messages()) == len([r for r in rows if r.status == "sent"])
+
+
+def test_celery_a_worker_command(database_url: str, smtp: SmtpServer, redis_url: str, tmp_path: Path) -> None:
+    """``celery -A worker worker`` as an operator runs it, configured only by
+    PBEM_* variables, delivers the mail the web app decides."""
+    from pbem.web import create_app
+
+    broker = broker_db(redis_url, 12)
+    env = {**os.environ, "PBEM_DATABASE_URL": database_url, "PBEM_BROKER_URL": broker,
+           "PBEM_SMTP_HOST": smtp.host, "PBEM_SMTP_PORT": str(smtp.port), "PBEM_MAILBOX": "0",
+           "PBEM_SECRET_KEY": SECRET, "PBEM_BASE_URL": BASE_URL, "PYTHONPATH": str(ROOT)}
+    celery_bin = Path(sys.executable).with_name("celery")
+    log = open(tmp_path / "worker.log", "w")
+    proc = subprocess.Popen([str(celery_bin), "-A", "worker", "worker", "--pool", "solo", "--loglevel", "INFO",
+                             "--without-gossip", "--without-mingle", "--without-heartbeat"],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    app = create_app(smtp.config(database_url, BROKER_URL=broker))
+    try:
+        ctx = app.extensions["pbem"]
+        game_id, toks = new_game(ctx, start=False)
+        got = smtp.collector.wait_for(3, timeout=40, kind="invite")
+        assert sorted(r.to for r in got) == sorted(EMAILS.values())
+        assert seat_tokens(ctx, game_id)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        app.extensions["pbem"].engine.dispose()
+        redis.Redis.from_url(broker).flushdb()
+    text = (tmp_path / "worker.log").read_text()
+    assert "pbem.deliver" in text and "Traceback" not in text, text[-3000:]
+
+
+def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``worker.celery`` and ``worker.app`` are the Celery app (what ``celery -A``
+    looks for); beat's schedule names registered tasks."""
+    import importlib
+
+    monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{tmp_path / 'w.sqlite3'}")
+    monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:1/0")
+    sys.modules.pop("worker", None)
+    worker = importlib.import_module("worker")
+    try:
+        assert worker.celery is worker.app is worker.flask_app.extensions["celery"]
+        schedule = worker.celery.conf.beat_schedule
+        assert {e["task"] for e in schedule.values()} == {"pbem.sweep_outbox", "pbem.clock.deadlines",
+                                                         "pbem.clock.digests"}
+        for entry in schedule.values():
+            assert entry["task"] in worker.celery.tasks
+        deliver = worker.celery.tasks["pbem.deliver"]
+        assert deliver.acks_late and deliver.reject_on_worker_lost
+        assert worker.celery.conf.broker_transport_options["socket_timeout"]
+        assert timedelta(seconds=schedule["sweep-outbox"]["schedule"]) <= timedelta(minutes=5)
+    finally:
+        worker.flask_app.extensions["pbem"].engine.dispose()
+        sys.modules.pop("worker", None)

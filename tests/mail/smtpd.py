@@ -1,0 +1,162 @@
+"""A real SMTP server for the mail tests: aiosmtpd on 127.0.0.1 and a free port,
+collecting every message it accepts (and refusing on demand)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from typing import Any, Iterator
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from tests.conftest import app_config
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Received:
+    mail_from: str
+    rcpt_tos: list[str]
+    message: EmailMessage
+
+    @property
+    def kind(self) -> str:
+        return str(self.message["X-PBEM-Kind"])
+
+    @property
+    def to(self) -> str:
+        return self.rcpt_tos[0]
+
+
+@dataclass
+class Collector:
+    """The aiosmtpd handler: keeps what it accepts; ``refuse`` (e.g. ``"451 ..."``)
+    makes it answer DATA with that instead."""
+
+    received: list[Received] = field(default_factory=list)
+    refuse: str | None = None
+    refused: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.refuse:
+            with self.lock:
+                self.refused += 1
+            return self.refuse
+        raw = envelope.original_content or envelope.content
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        with self.lock:
+            self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message))  # type: ignore[arg-type]
+        return "250 OK"
+
+    def messages(self, to: str | None = None, kind: str | None = None) -> list[Received]:
+        with self.lock:
+            got = list(self.received)
+        return [r for r in got if (to is None or to in r.rcpt_tos) and (kind is None or r.kind == kind)]
+
+    def wait_for(self, count: int, timeout: float = 20.0, **match: Any) -> list[Received]:
+        """Wait until at least ``count`` messages matching ``match`` arrived."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            got = self.messages(**match)
+            if len(got) >= count:
+                return got
+            time.sleep(0.05)
+        raise AssertionError(f"expected {count} messages {match}, got {len(self.messages(**match))}")
+
+
+class SmtpServer:
+    def __init__(self) -> None:
+        self.host = "127.0.0.1"
+        self.port = free_port()
+        self.collector = Collector()
+        self.controller: Controller | None = None
+
+    def start(self) -> None:
+        self.controller = Controller(self.collector, hostname=self.host, port=self.port)
+        self.controller.start()
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+    def config(self, database_url: str, **extra: Any) -> dict[str, Any]:
+        return app_config(database_url, SMTP_HOST=self.host, SMTP_PORT=self.port, MAILBOX=False,
+                          SMTP_TIMEOUT=5.0, **extra)
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    server = SmtpServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def smtp_app(database_url: str, smtp: SmtpServer) -> Iterator[Any]:
+    """The app on each database backend, mailing through the real SMTP server."""
+    from pbem.web import create_app
+
+    app = create_app(smtp.config(database_url))
+    yield app
+    app.extensions["pbem"].engine.dispose()
+
+
+@pytest.fixture
+def sctx(smtp_app: Any) -> Any:
+    return smtp_app.extensions["pbem"]
+
+
+class Clock:
+    """A settable ``ctx.now``."""
+
+    def __init__(self, start: Any) -> None:
+        self.at = start
+
+    def __call__(self) -> Any:
+        return self.at
+
+    def advance(self, **delta: float) -> Any:
+        from datetime import timedelta
+
+        self.at = self.at + timedelta(**delta)
+        return self.at
+
+
+def frozen_clock(ctx: Any) -> Clock:
+    """Replace the context's clock with one the test moves by hand."""
+    from pbem.models import utcnow
+
+    clock = Clock(utcnow())
+    ctx.now = clock
+    return clock
+
+
+def parts(message: EmailMessage) -> dict[str, Any]:
+    """The text, the HTML and the inline pictures (by Content-ID) of a message."""
+    out: dict[str, Any] = {"text": None, "html": None, "images": {}}
+    for part in message.walk():
+        ctype = part.get_content_type()
+        if part.is_multipart():
+            continue
+        if ctype == "text/plain":
+            out["text"] = part.get_content()
+        elif ctype == "text/html":
+            out["html"] = part.get_content()
+        elif ctype.startswith("image/"):
+            out["images"][str(part["Content-ID"]).strip("<>")] = (ctype, part.get_content())
+    return out
+

@@ -1,0 +1,226 @@
+"""Mail that goes wrong on the way: a refusing or stopped SMTP server, a broker
+that is down, a worker that dies mid-task, a relay and a sweep racing."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from sqlmodel import col, select
+
+from pbem import clock, services
+from pbem.db import as_utc, session_scope
+from pbem.mail import delivery
+from pbem.mail.transport import transport_for
+from pbem.models import Outbox
+from tests.mail.smtpd import frozen_clock
+from tests.support import PLAYERS, new_game, to_move
+
+
+def rows(ctx: Any, kind: str | None = None) -> list[Outbox]:
+    with session_scope(ctx.engine) as session:
+        query = select(Outbox).order_by(col(Outbox.id))
+        if kind is not None:
+            query = query.where(Outbox.kind == kind)
+        return list(session.exec(query))
+
+
+def test_refusing_server_then_recovering_delivers_once_late(sctx: Any, smtp: Any) -> None:
+    ctx = sctx
+    now = frozen_clock(ctx)
+    box = smtp.collector
+    box.refuse = "451 4.3.0 try again later"
+    game_id, toks = new_game(ctx, start=False)
+    invites = rows(ctx, "invite")
+    assert len(invites) == 3 and box.refused == 3 and not box.messages()
+    for row in invites:
+        assert row.status == "pending" and row.attempts == 1 and "451" in (row.last_error or "")
+        # The next try is backed off (about 30 s, with jitter), not immediate.
+        assert as_utc(row.next_attempt_at) > now.at  # type: ignore[operator]
+    # Still refusing at the next try: backed off again, longer.
+    now.advance(seconds=40)
+    clock.tick(ctx)
+    assert box.refused == 6 and all(r.attempts == 2 for r in rows(ctx, "invite"))
+    # Not yet due: a sweep right away sends nothing.
+    box.refuse = None
+    clock.tick(ctx)
+    assert not box.messages()
+    now.advance(seconds=80)
+    clock.tick(ctx)
+    got = box.wait_for(3, kind="invite")
+    assert sorted(r.to for r in got) == sorted(p["email"] for p in PLAYERS)
+    clock.tick(ctx)
+    now.advance(hours=2)
+    clock.tick(ctx)
+    assert len(box.messages()) == 3
+    assert all(r.status == "sent" and r.attempts == 3 for r in rows(ctx, "invite"))
+
+
+def test_stopped_server_then_back(sctx: Any, smtp: Any) -> None:
+    ctx = sctx
+    now = frozen_clock(ctx)
+    game_id, toks = new_game(ctx)
+    smtp.collector.wait_for(1, kind="turn")
+    smtp.stop()
+    t, view = to_move(ctx, toks)
+    services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])  # the move stands
+    (row,) = [r for r in rows(ctx, "turn") if r.event == f"ply:{view['ply'] + 1}"]
+    assert row.status == "pending" and row.last_error
+    smtp.start()
+    now.advance(minutes=2)
+    clock.tick(ctx)
+    got = smtp.collector.wait_for(2, kind="turn")
+    assert [str(r.message["Message-ID"]) for r in got].count(row.message_id) == 1
+
+
+def test_permanent_refusal_is_not_retried(sctx: Any, smtp: Any) -> None:
+    ctx = sctx
+    now = frozen_clock(ctx)
+    smtp.collector.refuse = "550 5.1.1 no such mailbox"
+    new_game(ctx, start=False)
+    assert all(r.status == "failed" for r in rows(ctx, "invite"))
+    smtp.collector.refuse = None
+    now.advance(days=1)
+    clock.tick(ctx)
+    assert smtp.collector.refused == 3 and not smtp.collector.messages()
+
+
+def test_broker_down_the_move_is_saved_and_the_sweep_sends(database_url: str, smtp: Any) -> None:
+    """Redis unreachable when a move is made: the move is saved (200) and quick;
+    its mail waits in the outbox until a sweep with a working transport sends it."""
+    from pbem.web import create_app
+
+    app = create_app(smtp.config(database_url, BROKER_URL="redis://127.0.0.1:1/0"))
+    ctx = app.extensions["pbem"]
+    try:
+        client = app.test_client()
+        made = client.post("/api/v1/games", json={"players": PLAYERS})
+        assert made.status_code == 201
+        game_id = made.json["id"]
+        toks = [services.seat_token(ctx, s) for s in _seats(ctx, game_id)]
+        t, view = to_move_or_accept(client, ctx, toks)
+        started = time.monotonic()
+        moved = client.post("/api/v1/seat/moves", headers={"Authorization": f"Bearer {t}"},
+                            json={"move": view["legal_moves"][0], "ply": view["ply"]})
+        assert moved.status_code == 200 and moved.json["ply"] == 1
+        assert time.monotonic() - started < 5  # the relay gives up fast
+        assert services.public_game(ctx, game_id)["ply"] == 1
+        pending = rows(ctx)
+        assert len(pending) == 5 and all(r.status == "pending" and r.attempts == 0 for r in pending)
+        (mine,) = [r for r in pending if r.event == "ply:1"]
+        assert not smtp.collector.messages()
+        # The sweep (beat's, or the demo's tick) delivers what is still true:
+        # the turn of ply 1, once; the invites (accepted since) and the turn
+        # of ply 0 (played since) are skipped.
+        clock.tick(ctx)
+        (got,) = smtp.collector.wait_for(1)
+        assert str(got.message["Message-ID"]) == mine.message_id and got.kind == "turn"
+        assert {r.event: r.status for r in rows(ctx)} == {"invite": "skipped", "ply:0": "skipped",
+                                                          "ply:1": "sent"}
+        clock.tick(ctx)
+        assert len(smtp.collector.messages()) == 1
+    finally:
+        ctx.engine.dispose()
+
+
+def to_move_or_accept(client: Any, ctx: Any, toks: list[str]) -> tuple[str, Any]:
+    for t in toks:
+        assert client.post("/api/v1/seat/accept", headers={"Authorization": f"Bearer {t}"}).status_code == 200
+    return to_move(ctx, toks)
+
+
+def _seats(ctx: Any, game_id: int) -> list[Any]:
+    from pbem.models import Seat
+
+    with session_scope(ctx.engine) as session:
+        return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
+
+
+def test_worker_killed_before_sending(sctx: Any, smtp: Any) -> None:
+    """A worker claims a row and dies before sending: after the lease the sweep sends it."""
+    ctx = sctx
+    now = frozen_clock(ctx)
+    ctx.relay = lambda ids: None  # the relay's message is lost with the worker
+    new_game(ctx, start=False)
+    row = rows(ctx, "invite")[0]
+    assert delivery.claim(ctx, row.id)  # ... and the worker dies here
+    clock.tick(ctx)
+    assert row.message_id not in _ids(smtp)  # leased: nobody else takes it yet
+    now.advance(seconds=delivery.LEASE.total_seconds() + 1)
+    clock.tick(ctx)
+    assert _ids(smtp).count(row.message_id) == 1
+    now.advance(hours=1)
+    clock.tick(ctx)
+    assert _ids(smtp).count(row.message_id) == 1
+
+
+def test_worker_killed_after_sending_duplicates_at_most_once(sctx: Any, smtp: Any) -> None:
+    """A worker sends and dies before marking the row sent: the sweep sends it
+    again after the lease, with the same Message-ID (so clients can drop it),
+    and never a third time."""
+    ctx = sctx
+    now = frozen_clock(ctx)
+    ctx.relay = lambda ids: None
+    new_game(ctx, start=False)
+    row = rows(ctx, "invite")[0]
+    assert delivery.claim(ctx, row.id)
+    with session_scope(ctx.engine) as session:
+        message = delivery.compose(ctx, session, session.get(Outbox, row.id))  # type: ignore[arg-type]
+    assert message is not None
+    transport_for(ctx.config, ctx.engine).send(message)  # sent ... and the worker dies here
+    now.advance(seconds=delivery.LEASE.total_seconds() + 1)
+    clock.tick(ctx)
+    now.advance(hours=3)
+    clock.tick(ctx)
+    assert _ids(smtp).count(row.message_id) == 2
+    assert [r.status for r in rows(ctx) if r.id == row.id] == ["sent"]
+
+
+def test_relay_and_sweep_racing_send_once(sctx: Any, smtp: Any) -> None:
+    """The same row handed out twice (the relay and a sweep, or a redelivered
+    task), one after the other and at the same moment: one message."""
+    ctx = sctx
+    ctx.relay = lambda ids: None
+    new_game(ctx, start=False)
+    first, second, third = rows(ctx, "invite")
+    transport = transport_for(ctx.config, ctx.engine)
+    assert delivery.deliver(ctx, first.id, transport) == "sent"
+    assert delivery.deliver(ctx, first.id, transport) == "busy"
+    outcomes: list[str] = []
+    barrier = threading.Barrier(6)
+
+    def race(outbox_id: int) -> None:
+        barrier.wait()
+        outcomes.append(delivery.deliver(ctx, outbox_id, transport))
+
+    threads = [threading.Thread(target=race, args=(rid,)) for rid in [second.id, third.id] * 3]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(outcomes).count("sent") == 2 and outcomes.count("busy") == 4
+    clock.tick(ctx)
+    ids = _ids(smtp)
+    assert sorted(ids) == sorted([first.message_id, second.message_id, third.message_id])
+
+
+def test_same_turn_decided_twice_is_one_row(ctx: Any) -> None:
+    """Deciding the same message twice (e.g. two clocks) writes one outbox row."""
+    from pbem.outbox import enqueue
+    from pbem.models import Seat
+
+    game_id, toks = new_game(ctx)
+    with session_scope(ctx.engine) as session:
+        seat = session.exec(select(Seat).where(Seat.game_id == game_id)).first()
+        assert seat is not None
+        kw = dict(kind="turn", event="ply:0", recipient=seat.email, base_url=ctx.base_url, now=ctx.now(),
+                  game_id=game_id, seat_id=seat.id)
+        a = enqueue(session, **kw)  # type: ignore[arg-type]
+        b = enqueue(session, **kw)  # type: ignore[arg-type]
+    assert b is None and (a is None or a.id is not None)
+    assert len([r for r in rows(ctx, "turn") if r.event == "ply:0" and r.seat_id == seat.id]) == 1
+
+
+def _ids(smtp: Any) -> list[str]:
+    return [str(r.message["Message-ID"]) for r in smtp.collector.messages()]

@@ -1,0 +1,14 @@
+"""The Celery entry point: ``celery -A worker worker`` and ``celery -A worker beat``.
+
+It builds the web app (configured by the ``PBEM_*`` environment variables, like
+every process of the service) and exposes its Celery app as ``celery`` and
+``app`` (the names ``celery -A`` looks for); ``flask_app`` is the Flask app the
+tasks run inside, with its database, mail transport and clock."""
+
+from pbem.web import create_app
+
+flask_app = create_app()
+celery = flask_app.extensions["celery"]
+app = celery
+
+__all__ = ["app", "celery", "flask_app"]
