@@ -74,16 +74,16 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from .errors import ServiceError
     from .services import export_game
     from .web import create_app
 
     app = create_app()
-    with app.app_context():
-        try:
-            record = export_game(args.game_id)
-        except LookupError as e:
-            print(f"pbem export: {e}", file=sys.stderr)
-            return 1
+    try:
+        record = export_game(app.extensions["pbem"], args.game_id)
+    except ServiceError as e:
+        print(f"pbem export: {e.message}", file=sys.stderr)
+        return 1
     print(json.dumps(record, indent=1))
     return 0
 

@@ -134,7 +134,7 @@ def celery_init_app(app: Flask) -> Celery:
     broker = app.config["BROKER_URL"]
     celery = Celery(app.name, task_cls=FlaskTask)
     celery.conf.update(
-        broker_url=broker or "memory://",
+        broker_url=broker or "memory://localhost/",
         task_always_eager=not broker,
         task_ignore_result=True,
         task_acks_late=True,
