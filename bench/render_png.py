@@ -1,8 +1,9 @@
 """Time the emailed board picture: 50 renders of a classic mid-game view.
 
-    python bench/render_png.py
+    python -m bench.render_png      (or python bench/render_png.py)
 
 Prints the first (cold) render, the median and p90 of 50 warm renders, and the PNG size.
+``python -m bench`` uses :func:`measure` for its board-picture figure.
 """
 
 from __future__ import annotations
@@ -41,22 +42,30 @@ MID_GAME: dict[str, Any] = {
 }
 
 
-def main(runs: int = 50) -> None:
+def measure(runs: int = 50, view: dict[str, Any] | None = None) -> dict[str, float]:
+    """Cold first render, then ``runs`` warm ones: milliseconds and the PNG's size."""
     board = classic_board()
+    view = MID_GAME if view is None else view
     start = time.perf_counter()
-    png = board_png(board, MID_GAME)
+    png = board_png(board, view)
     cold = time.perf_counter() - start
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        png = board_png(board, MID_GAME)
+        png = board_png(board, view)
         times.append(time.perf_counter() - start)
     times.sort()
     p90 = times[min(len(times) - 1, int(round(0.9 * len(times))) - 1)]
-    print(f"first render (cold caches): {cold * 1000:.1f} ms")
-    print(f"median of {runs}: {statistics.median(times) * 1000:.1f} ms")
-    print(f"p90 of {runs}:    {p90 * 1000:.1f} ms")
-    print(f"PNG size: {len(png)} bytes ({len(png) / 1024:.1f} KiB)")
+    return {"runs": runs, "cold_ms": cold * 1000, "median_ms": statistics.median(times) * 1000,
+            "p90_ms": p90 * 1000, "png_bytes": len(png)}
+
+
+def main(runs: int = 50) -> None:
+    m = measure(runs)
+    print(f"first render (cold caches): {m['cold_ms']:.1f} ms")
+    print(f"median of {runs}: {m['median_ms']:.1f} ms")
+    print(f"p90 of {runs}:    {m['p90_ms']:.1f} ms")
+    print(f"PNG size: {m['png_bytes']:.0f} bytes ({m['png_bytes'] / 1024:.1f} KiB)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,105 @@
+"""The benchmark's pure helpers (``bench/``): percentile math, the pass/miss verdicts, the
+move client's legal moves, and the reference rules' agreement with pbem.  No timings here:
+``python -m bench --quick`` is the smoke run of the measurements themselves."""
+
+from __future__ import annotations
+
+import doctest
+import random
+
+import pytest
+
+import bench.common
+import bench.load
+from bench.common import Figure, percentile, table
+from bench.load import legal_moves
+from bench.reference_rules import RefBoard, agreement, conformance, from_deal, pbem_summary, play_randomly
+from pbem.rules import classic_board
+from pbem.rules.deal import deal_game
+from pbem.rules.playout import random_game
+from pbem.rules.views import public_view
+
+
+def test_the_doctests_of_the_helpers_pass() -> None:
+    for module in (bench.common, bench.load):
+        failed, _ = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert failed == 0, module.__name__
+
+
+def test_percentiles_interpolate_between_ranks() -> None:
+    values = [float(v) for v in range(1, 101)]  # 1..100
+    assert percentile(values, 0) == 1 and percentile(values, 100) == 100
+    assert percentile(values, 50) == pytest.approx(50.5)
+    assert percentile(values, 99) == pytest.approx(99.01)
+    assert percentile(list(reversed(values)), 99) == percentile(values, 99)
+    assert percentile([7.0], 50) == 7.0
+    with pytest.raises(ValueError):
+        percentile([], 50)
+    with pytest.raises(ValueError):
+        percentile([1.0], 101)
+
+
+def test_figures_judge_their_goals() -> None:
+    more = Figure("throughput", 50, "req/s", 0.4, "min-ratio", floor=100, floor_what="floor")
+    assert more.ratio == 0.5 and more.passed
+    assert not Figure("t", 30, "req/s", 0.4, "min-ratio", floor=100).passed
+    assert Figure("read", 12, "ms", 1.3, "max-ratio", floor=10).passed
+    assert not Figure("read", 13, "ms", 1.3, "max-ratio", floor=10).passed
+    assert Figure("p99", 49, "ms", 50, "max-value").passed
+    assert Figure("p99", 60, "ms", 50, "max-value", floor=20).passed is False
+    assert Figure("no floor", 1, "x", 2, "min-ratio").passed is None
+    text = table([more, Figure("p99", 60, "ms", 50, "max-value")])
+    assert "| what" in text and "pass" in text and "MISS" in text and "0.50" in text
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_move_client_finds_the_same_legal_moves_as_pbem(seed: int) -> None:
+    board = classic_board()
+    neighbours = {tid: sorted(board.neighbours(tid)) for tid in board.ids}
+    rng = random.Random(seed)
+    game = deal_game(["ann", "bob"], rng).game()
+    while not game.is_over():
+        view = public_view(game)
+        assert sorted(legal_moves(view["huts"], neighbours)) == sorted(str(m) for m in game.legal_moves())
+        game.push(game.random_move(rng))  # type: ignore[arg-type]
+
+
+def test_the_reference_rules_agree_with_pbem_on_whole_games() -> None:
+    assert agreement(range(1, 4)) == []
+    assert agreement(range(4, 6), ("ann", "bob")) == []
+    assert agreement(range(6, 8), ("ann", "bob", "cid", "dee")) == []
+
+
+def test_the_reference_rules_give_the_conformance_results() -> None:
+    """The fixed move sequences of tests/conformance_data: same results, same refusals."""
+    checked, problems = conformance()
+    assert problems == []
+    assert checked >= 15
+
+
+def test_a_reference_game_replayed_in_pbem_ends_the_same() -> None:
+    """The other way round: the reference chooses the moves, pbem replays them."""
+    board = RefBoard.classic()
+    for seed in (21, 22):
+        deal = deal_game(["ann", "bob", "cid"], random.Random(seed))
+        ref = from_deal(board, deal)
+        rng = random.Random(seed)
+        moves = []
+        while not ref.end:
+            s, t = rng.choice(ref.legal_moves())
+            moves.append(f"{s}-{t}")
+            ref.play(s, t)
+        game = deal.game()
+        for text in moves:
+            game.push_text(text)
+        assert pbem_summary(game) == ref.summary()
+
+
+def test_a_reference_playout_reaches_an_end() -> None:
+    board = RefBoard.classic()
+    game = from_deal(board, deal_game(["ann", "bob", "cid"], random.Random(5)))
+    play_randomly(game, random.Random(5))
+    assert game.end in ("twelfth-village", "no-legal-move")
+    assert game.final_scores() is not None and len(game.villages) <= 12
+    # pbem's own random game from the same deal ends too (the policies are alike, the draws not).
+    assert random_game(random.Random(5)).is_over()
