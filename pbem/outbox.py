@@ -6,8 +6,9 @@ import uuid
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session, col, select
 
 from .models import Outbox
 
@@ -27,27 +28,30 @@ def enqueue(
     login_id: int | None = None,
 ) -> Outbox | None:
     """Add one message, unless the same (game, event, recipient, kind) exists:
-    deciding to send twice sends once.  The row is flushed so that the caller
-    can hand its id to the relay after the commit."""
+    deciding to send twice sends once.  One ``INSERT ... ON CONFLICT DO NOTHING``
+    (no look-up first, no savepoint), so a concurrent writer deciding the same
+    message is no error either.  Returns the new row (with its id, for the relay
+    after the commit), or ``None`` if it existed."""
     assert kind in KINDS, kind
-    existing = session.exec(
-        select(Outbox).where(
-            Outbox.game_id == game_id, Outbox.event == event,
-            Outbox.recipient == recipient, Outbox.kind == kind,
-        )
-    ).first()
-    if existing is not None:
-        return None
+    if game_id is None:
+        # NULLs never collide in a unique key: look for the twin ourselves.
+        twin = session.exec(select(Outbox.id).where(
+            col(Outbox.game_id).is_(None), Outbox.event == event,
+            Outbox.recipient == recipient, Outbox.kind == kind)).first()
+        if twin is not None:
+            return None
     domain = urlsplit(base_url).hostname or "localhost"
     row = Outbox(
         kind=kind, event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
         login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
-        created_at=now, next_attempt_at=now,
+        created_at=now, next_attempt_at=now, status="pending", attempts=0,
     )
-    try:
-        with session.begin_nested():
-            session.add(row)
-            session.flush()
-    except IntegrityError:  # a concurrent writer decided the same message first
+    values = row.model_dump(exclude={"id"})
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    new_id = session.execute(
+        insert(Outbox).values(**values).on_conflict_do_nothing().returning(col(Outbox.id))
+    ).scalar_one_or_none()
+    if new_id is None:
         return None
+    row.id = new_id
     return row

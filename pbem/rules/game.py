@@ -504,8 +504,14 @@ class Game:
         if data.get("format") != "clans-state/1":
             raise errors.InvalidRecord("state: not a clans-state/1 snapshot")
         board = load_board(data["board"])
-        setup = {int(k): v for k, v in data["setup"].items()}
-        game = cls(board, data["players"], setup, clans=data["clans"], first=data["first"])
+        # A snapshot is trusted as written by to_json: no set-up to re-check,
+        # and the position is loaded once, straight from the stored huts.
+        game = cls.__new__(cls)
+        game.board = board
+        game.players = tuple(data["players"])
+        game.clans = tuple(data["clans"])
+        game.first = data["first"]
+        game.setup = {int(k): tuple(v) for k, v in data["setup"].items()}
         game._load_position({int(k): v for k, v in data["huts"].items()})
         game.villages = [
             Village(v["number"], v["territory"], v["epoch"], v["founder"], v["terrain"],
