@@ -340,7 +340,9 @@ class Game:
     def push_text(self, text: str, order: Sequence[int] | None = None, *, strict: bool = True) -> list[Village]:
         return self.push(Move.parse(text, strict=strict), order)
 
-    def _apply(self, s: int, t: int, order: Sequence[int], explicit: bool) -> list[Village]:
+    def _apply(self, s: int, t: int, order: Sequence[int] | None, explicit: bool) -> list[Village]:
+        """Play s -> t (indices; legality checked by the caller).  ``order`` lists
+        the villages by territory id; ``None`` takes them in ascending id."""
         seat = (self.first + len(self.history)) % len(self.players)
         counts, packed = self._counts, self._packed
         counts[t] += counts[s]
@@ -374,12 +376,17 @@ class Game:
                 slot[last] = k
         live = self._live & ~(1 << s)
         touched = (nbr[s] & occ) | (1 << t)
+        # Those that lose their last occupied neighbour are the new villages.
+        lonely = 0
         while touched:
             low = touched & -touched
             touched ^= low
             if not nbr[low.bit_length() - 1] & occ:
-                live &= ~low
+                lonely |= low
+        live &= ~lonely
         self._live = live
+        if order is None:
+            order = sorted(self.board.ids_of(lonely)) if lonely else ()
         founded = []
         if order:
             index = self.board.index

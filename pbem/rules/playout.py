@@ -22,12 +22,11 @@ def random_game(rng: random.Random, players: tuple[str, ...] = PLAYERS) -> Game:
 
 def play_randomly(game: Game, rng: random.Random) -> None:
     """Play uniformly random legal moves (default village order) until the end."""
-    pick, founding, apply = game._random_code, game._founding, game._apply
+    pick, apply = game._random_code, game._apply
     while game.end is None:
         code = pick(rng)
         assert code is not None
-        s, t = code >> 10, code & 1023
-        apply(s, t, founding(s, t), False)
+        apply(code >> 10, code & 1023, None, False)
 
 
 @dataclass(frozen=True)
