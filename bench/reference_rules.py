@@ -23,7 +23,6 @@ The rules, as ``pbem`` plays them:
 from __future__ import annotations
 
 import random
-import time
 from typing import Any, Iterable, Sequence
 
 CLANS = ("red", "yellow", "green", "blue", "black")
@@ -233,21 +232,13 @@ def bench_playouts(seconds: float = 3.0, seed: int = 1) -> tuple[int, float, int
     """Random full games on the classic board for about ``seconds``, from the same 64 deals
     ``pbem.rules.playout.bench_playouts`` uses: (playouts, seconds, moves)."""
     from pbem.rules.deal import deal_game
-    from pbem.rules.playout import PLAYERS
+    from pbem.rules.playout import PLAYERS, time_playouts
 
     rng = random.Random(seed)
     board = RefBoard.classic()
     starts = [from_deal(board, deal_game(PLAYERS, rng)) for _ in range(64)]
-    start = time.perf_counter()
-    n = moves = 0
-    while True:
-        game = starts[n % len(starts)].copy()
-        play_randomly(game, rng)
-        n += 1
-        moves += game.ply
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return n, elapsed, moves
+    timed = time_playouts(starts, lambda g: g.copy(), play_randomly, rng, seconds)
+    return timed.playouts, timed.seconds, timed.moves
 
 
 #: The refusals of a conformance record that are about the rules (the rest are about the

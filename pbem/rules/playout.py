@@ -6,6 +6,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Callable, Protocol, Sequence, TypeVar
 
 from .deal import deal_game
 from .game import Game
@@ -40,20 +41,35 @@ class BenchResult:
         return self.playouts / self.seconds
 
 
-def bench_playouts(seconds: float = 3.0, seed: int = 1) -> BenchResult:
-    """Play random full games on the classic board for about ``seconds``."""
-    rng = random.Random(seed)
-    starts = [deal_game(PLAYERS, rng).game() for _ in range(64)]
+class _Playable(Protocol):
+    @property
+    def ply(self) -> int: ...
+
+
+G = TypeVar("G", bound=_Playable)
+
+
+def time_playouts(starts: Sequence[G], copy: Callable[[G], G], play: Callable[[G, random.Random], None],
+                  rng: random.Random, seconds: float) -> BenchResult:
+    """Copy the start positions in turn and play each to the end for about
+    ``seconds``; the same loop times any implementation of the rules."""
     start = time.perf_counter()
     n = moves = 0
     while True:
-        game = starts[n % len(starts)].copy()
-        play_randomly(game, rng)
+        game = copy(starts[n % len(starts)])
+        play(game, rng)
         n += 1
         moves += game.ply
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             return BenchResult(n, elapsed, moves)
+
+
+def bench_playouts(seconds: float = 3.0, seed: int = 1) -> BenchResult:
+    """Play random full games on the classic board for about ``seconds``."""
+    rng = random.Random(seed)
+    starts = [deal_game(PLAYERS, rng).game() for _ in range(64)]
+    return time_playouts(starts, Game.copy, play_randomly, rng, seconds)
 
 
 @dataclass(frozen=True)
