@@ -30,8 +30,9 @@ LEASE = timedelta(minutes=5)
 MAX_ATTEMPTS = 12
 
 
-def claim(ctx: Context, outbox_id: int) -> bool:
-    """Take the row for this worker unless another holds it or it is done."""
+def claim(ctx: Context, outbox_id: int) -> int | None:
+    """Take the row for this worker unless another holds it or it is done;
+    returns the number of this attempt, or ``None``."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         got = session.execute(
@@ -39,26 +40,30 @@ def claim(ctx: Context, outbox_id: int) -> bool:
             .where(col(Outbox.id) == outbox_id, col(Outbox.status) == "pending",
                    col(Outbox.next_attempt_at) <= now)
             .values(next_attempt_at=now + LEASE, attempts=Outbox.attempts + 1)
-        )
-        return got.rowcount == 1  # type: ignore[attr-defined]
+            .returning(col(Outbox.attempts))
+        ).scalar_one_or_none()
+        return got  # type: ignore[no-any-return]
 
 
 def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     """Deliver one message; returns what became of it: ``sent``, ``skipped``
     (the world moved on), ``busy`` (someone else has it), ``retry`` (a passing
     failure, tried again later) or ``failed`` (refused for good)."""
-    if not claim(ctx, outbox_id):
+    attempts = claim(ctx, outbox_id)
+    if attempts is None:
         return "busy"
-    with session_scope(ctx.engine) as session:
-        row = session.get(Outbox, outbox_id)
-        assert row is not None
-        message = compose(ctx, session, row)
-        if message is None:
-            row.status = "skipped"
-            session.add(row)
-            return "skipped"
-        attempts = row.attempts
     try:
+        # Building the message is inside the try too: a database that went away
+        # (or a message that cannot be built) is retried, and given up on after
+        # MAX_ATTEMPTS like a server that keeps refusing.
+        with session_scope(ctx.engine) as session:
+            row = session.get(Outbox, outbox_id)
+            assert row is not None
+            message = compose(ctx, session, row)
+            if message is None:
+                row.status = "skipped"
+                session.add(row)
+                return "skipped"
         transport.send(message)
     except PermanentFailure as e:
         _finish(ctx, outbox_id, "failed", str(e))

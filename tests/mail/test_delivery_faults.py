@@ -224,3 +224,33 @@ def test_same_turn_decided_twice_is_one_row(ctx: Any) -> None:
 
 def _ids(smtp: Any) -> list[str]:
     return [str(r.message["Message-ID"]) for r in smtp.collector.messages()]
+
+
+def test_a_message_that_cannot_be_built_is_retried_then_given_up(sctx: Any, smtp: Any, monkeypatch: Any) -> None:
+    """Building a message fails (here: a bug): the row stays pending with a
+    backed-off retry, and after MAX_ATTEMPTS it is marked failed, not tried forever."""
+    ctx = sctx
+    now = frozen_clock(ctx)
+    ctx.relay = lambda ids: None
+    new_game(ctx, start=False)
+    row = rows(ctx, "invite")[0]
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("template exploded")
+
+    monkeypatch.setattr(delivery, "compose", broken)
+    transport = transport_for(ctx.config, ctx.engine)
+    assert delivery.deliver(ctx, row.id, transport) == "retry"
+    again = next(r for r in rows(ctx) if r.id == row.id)
+    assert again.status == "pending" and again.attempts == 1 and "template exploded" in (again.last_error or "")
+    assert as_utc(again.next_attempt_at) > now.at  # type: ignore[operator]
+    outcome = "retry"
+    for _ in range(delivery.MAX_ATTEMPTS + 2):
+        now.advance(hours=2)
+        outcome = delivery.deliver(ctx, row.id, transport)
+        if outcome != "retry":
+            break
+    assert outcome == "failed"
+    final = next(r for r in rows(ctx) if r.id == row.id)
+    assert final.status == "failed" and final.attempts == delivery.MAX_ATTEMPTS
+    assert row.message_id not in _ids(smtp)
