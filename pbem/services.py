@@ -44,7 +44,7 @@ def seat_token(ctx: Context, seat: Seat) -> str:
     return tokens.derive(ctx.secret_key, "seat", seat.token_salt)
 
 
-def _seat_for(session: Session, token: object, *, lock: bool = False) -> Seat:
+def _seat_for(session: Session, token: object) -> Seat:
     if not tokens.well_formed(token):
         raise errors.Unauthorized("this seat link is not valid: check that you copied the whole link")
     query = select(Seat).where(Seat.token_hash == tokens.digest(str(token)))

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from typing import Any
 
-from sqlalchemy import or_, update
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from .. import services
@@ -326,12 +326,6 @@ def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: 
         "end_reason": {"twelfth-village": "the twelfth village was founded",
                        "no-legal-move": "no move was left"}.get(view.get("end") or "", ""),
     }
-
-
-def pending_for_game(ctx: Context, game_id: int) -> list[Outbox]:
-    with session_scope(ctx.engine) as session:
-        return list(session.exec(select(Outbox).where(Outbox.game_id == game_id,
-                                                      or_(col(Outbox.status) == "pending"))))
 
 
 def next_attempt(ctx: Context, outbox_id: int) -> datetime | None:

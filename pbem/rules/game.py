@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from random import Random
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 from . import errors
 from .board import Board
@@ -555,8 +555,3 @@ def village_json(v: Village, players: Sequence[str]) -> dict[str, Any]:
     out = _village_json(v)
     out["founder"] = players[v.founder]
     return out
-
-
-def setup_from_counts(position: Iterable[tuple[int, Mapping[str, int]]]) -> dict[int, list[str]]:
-    """Turn ``{territory: {clan: n}}`` into the set-up's list-of-huts form."""
-    return {tid: [c for c in CLANS for _ in range(by_clan.get(c, 0))] for tid, by_clan in position}
