@@ -41,17 +41,15 @@ def enqueue(
         if twin is not None:
             return None
     domain = urlsplit(base_url).hostname or "localhost"
-    row = Outbox(
+    values = dict(
         kind=kind, event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
         login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
         created_at=now, next_attempt_at=now, status="pending", attempts=0,
     )
-    values = row.model_dump(exclude={"id"})
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     new_id = session.execute(
         insert(Outbox).values(**values).on_conflict_do_nothing().returning(col(Outbox.id))
     ).scalar_one_or_none()
     if new_id is None:
         return None
-    row.id = new_id
-    return row
+    return Outbox(id=new_id, **values)
