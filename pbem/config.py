@@ -7,10 +7,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-INSTANCE = Path(os.environ.get("PBEM_INSTANCE_PATH", Path.cwd() / "instance"))
-
 DEFAULTS: dict[str, Any] = {
-    "DATABASE_URL": f"sqlite:///{INSTANCE / 'pbem.sqlite3'}",
+    # None: SQLite in instance/ (or PBEM_INSTANCE_PATH), decided when the config is loaded.
+    "DATABASE_URL": None,
     # Unset: background work runs in-process (Celery's eager mode).
     "BROKER_URL": "",
     # Unset: mail is caught in the database and shown at /mailbox.
@@ -49,6 +48,9 @@ def load_config(overrides: Mapping[str, Any] | None = None,
         config[key] = _convert(key, raw, default)
     if overrides:
         config.update(overrides)
+    if not config["DATABASE_URL"]:
+        instance = Path(env.get("PBEM_INSTANCE_PATH") or Path.cwd() / "instance")
+        config["DATABASE_URL"] = f"sqlite:///{instance / 'pbem.sqlite3'}"
     if config["MAILBOX"] is None:
         config["MAILBOX"] = not config["SMTP_HOST"]
     config["BASE_URL"] = str(config["BASE_URL"]).rstrip("/")
