@@ -24,14 +24,14 @@ def seed(ctx: Any) -> int | None:
     first player's turn mail is waiting in the mailbox.  Returns its id if new."""
     from . import services
     from .db import session_scope
-    from .models import Game, Seat
+    from .models import Game
 
     with session_scope(ctx.engine) as session:
         if session.exec(select(Game.id)).first() is not None:
             return None
     game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
     with session_scope(ctx.engine) as session:
-        seats = list(session.exec(select(Seat).where(Seat.game_id == game_id)))
+        seats = services.seats_of(session, game_id)
     for seat in seats:
         services.accept(ctx, services.seat_token(ctx, seat))
     return game_id

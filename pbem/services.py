@@ -71,7 +71,8 @@ def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Se
     return seat, rows[0][1], [s for s, _ in rows]
 
 
-def _seats(session: Session, game_id: int) -> list[Seat]:
+def seats_of(session: Session, game_id: int) -> list[Seat]:
+    """The seats of a game, in seat order."""
     return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
 
 
@@ -140,7 +141,7 @@ def public_game(ctx: Context, game_id: int) -> dict[str, Any]:
         game = session.get(Game, game_id)
         if game is None:
             raise errors.NotFound(f"there is no game {game_id}")
-        return game_view(ctx, game, _seats(session, game_id), None)
+        return game_view(ctx, game, seats_of(session, game_id), None)
 
 
 def export_game(ctx: Context, game_id: int) -> dict[str, Any]:
@@ -458,7 +459,7 @@ def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
         ).all()
         out = []
         for seat, game in rows:
-            names = [s.name for s in _seats(session, game.id)]  # type: ignore[arg-type]
+            names = [s.name for s in seats_of(session, game.id)]  # type: ignore[arg-type]
             out.append({
                 "game": game.id, "status": _status_for(game, seat, []), "ply": game.ply,
                 "your_turn": game.status == "active" and game.turn_seat == seat.position,
@@ -501,7 +502,7 @@ def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
             game.reminded_for = None
             session.add(game)
         session.flush()
-        return game_view(ctx, game, _seats(session, game.id), seat)  # type: ignore[arg-type]
+        return game_view(ctx, game, seats_of(session, game.id), seat)  # type: ignore[arg-type]
 
 
 def autopilot_seed(game_seed: int, ply: int) -> int:
@@ -529,7 +530,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
         rules = _rules_game(game)
         if rules is None or rules.turn is None:
             return None
-        seats = _seats(session, game_id)
+        seats = seats_of(session, game_id)
         seat = seats[rules.turn]
         move, order = choose_move(rules, random.Random(autopilot_seed(game.seed, ply)))
         rules.push(move, order)

@@ -130,7 +130,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         return None
     if not _still_wanted(ctx, row, game, seat):
         return None
-    seats = list(session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))))
+    seats = services.seats_of(session, game.id)  # type: ignore[arg-type]
     # The one view of the game for this recipient: mail shows nothing else.
     view = services.game_view(ctx, game, seats, seat)
     link = services.seat_link(ctx, seat)
