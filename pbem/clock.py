@@ -102,7 +102,7 @@ def send_reminders(ctx: Context) -> list[int]:
             row = enqueue(session, kind="reminder", event=f"remind:{ply}:{int(deadline.timestamp())}",
                           recipient=seat.email, base_url=ctx.base_url, now=now, game_id=game_id,
                           seat_id=seat.id)
-            ids = [row.id] if row is not None and row.id is not None else []
+            ids = [row] if row is not None else []
         ctx.relay(ids)
         written += ids
     return written
@@ -131,8 +131,8 @@ def send_digests(ctx: Context) -> list[int]:
                 continue
             row = enqueue(session, kind="digest", event=f"digest:{day}", recipient=seat.email,
                           base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
-            if row is not None and row.id is not None:
-                written.append(row.id)
+            if row is not None:
+                written.append(row)
     ctx.relay(written)
     return written
 

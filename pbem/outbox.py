@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from functools import lru_cache
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -13,6 +15,16 @@ from sqlmodel import Session, col, select
 from .models import Outbox
 
 KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest")
+
+
+@lru_cache(maxsize=None)
+def _insert(dialect: str) -> Any:
+    # Built once per dialect and run on the session's connection with plain
+    # values: every move writes one, and building the statement and running it
+    # through the ORM cost more than the INSERT itself.
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    table = Outbox.__table__  # type: ignore[attr-defined]
+    return insert(table).on_conflict_do_nothing().returning(table.c.id)
 
 
 def enqueue(
@@ -26,12 +38,12 @@ def enqueue(
     game_id: int | None = None,
     seat_id: int | None = None,
     login_id: int | None = None,
-) -> Outbox | None:
+) -> int | None:
     """Add one message, unless the same (game, event, recipient, kind) exists:
     deciding to send twice sends once.  One ``INSERT ... ON CONFLICT DO NOTHING``
     (no look-up first, no savepoint), so a concurrent writer deciding the same
-    message is no error either.  Returns the new row (with its id, for the relay
-    after the commit), or ``None`` if it existed."""
+    message is no error either.  Returns the new row's id (for the relay after
+    the commit), or ``None`` if it existed."""
     assert kind in KINDS, kind
     if game_id is None:
         # NULLs never collide in a unique key: look for the twin ourselves.
@@ -41,15 +53,10 @@ def enqueue(
         if twin is not None:
             return None
     domain = urlsplit(base_url).hostname or "localhost"
-    values = dict(
+    conn = session.connection()
+    new_id: int | None = conn.execute(_insert(conn.dialect.name), dict(
         kind=kind, event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
         login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
         created_at=now, next_attempt_at=now, status="pending", attempts=0,
-    )
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    new_id = session.execute(
-        insert(Outbox).values(**values).on_conflict_do_nothing().returning(col(Outbox.id))
-    ).scalar_one_or_none()
-    if new_id is None:
-        return None
-    return Outbox(id=new_id, **values)
+    )).scalar_one_or_none()
+    return new_id

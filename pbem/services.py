@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Sequence
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, insert, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from . import errors, tokens
 from .context import Context
 from .db import as_utc, session_scope
-from .models import Game, Login, MoveRecord, Outbox, Seat
+from .models import Game, Login, MoveRecord, Seat
 from .outbox import enqueue
 from .rules import Game as RulesGame
 from .rules import Move, RulesError
@@ -54,16 +55,23 @@ def _seat_for(session: Session, token: object) -> Seat:
     return seat
 
 
+# Every request that carries a seat token starts with this query: every seat of
+# the token's game, with the game, in seat order (one query rather than three).
+# Built once; only the digest changes.
+_SEATS_OF_TOKEN = (
+    select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+    .where(col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest"))
+           .scalar_subquery())
+    .order_by(col(Seat.position))
+)
+
+
 def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
-    """The seat a token opens, its game, and all the game's seats in order.
-    One query (every seat of the token's game, with the game) rather than three:
-    each request that carries a seat token starts here."""
+    """The seat a token opens, its game, and all the game's seats in order."""
     if not tokens.well_formed(token):
         _seat_for(session, token)  # refuses it
     digest = tokens.digest(str(token))
-    game_of_token = select(Seat.game_id).where(Seat.token_hash == digest).scalar_subquery()
-    rows = session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
-                        .where(col(Seat.game_id) == game_of_token).order_by(col(Seat.position))).all()
+    rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()  # type: ignore[call-overload]
     seat = next((s for s, _ in rows if s.token_hash == digest), None)
     if seat is None:
         _seat_for(session, token)  # refuses it: no seat has this token
@@ -214,7 +222,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
             outbox.append(enqueue(session, kind="invite", event="invite", recipient=p.email,
                                   base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id))
         game_id = game.id
-    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    ctx.relay([i for i in outbox if i is not None])
     return game_id  # type: ignore[return-value]
 
 
@@ -230,7 +238,7 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
         seat.accepted_at = now
         session.add(seat)
         session.flush()
-        outbox: list[Outbox | None] = []
+        outbox: list[int | None] = []
         if all(s.accepted_at is not None for s in seats):
             # Guarded like a move: only one acceptance may start the game.
             started = session.execute(
@@ -241,11 +249,11 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
                 outbox = _start(ctx, session, game, seats, now)
         session.refresh(game)
         view = game_view(ctx, game, seats, seat)
-    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    ctx.relay([i for i in outbox if i is not None])
     return view
 
 
-def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: datetime) -> list[Outbox | None]:
+def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: datetime) -> list[int | None]:
     deal = deal_game([s.name for s in seats], random.Random(game.seed))
     # Seats are renumbered so that the drawn first player sits at 0: play goes
     # round in seat order, and the game's record (which starts with the first
@@ -279,7 +287,7 @@ def _set_turn(game: Game, rules: RulesGame, now: datetime) -> None:
 
 
 def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], rules: RulesGame,
-               now: datetime) -> list[Outbox | None]:
+               now: datetime) -> list[int | None]:
     """The messages a new position calls for: the next player's turn, or the end."""
     common = dict(base_url=ctx.base_url, now=now, game_id=game.id)
     if rules.is_over():
@@ -333,37 +341,46 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
         outbox = _store_move(ctx, session, game, seats, seat, rules, parsed, order, now, autopilot=False)
         if outbox is None:
             raise errors.Conflict("another move was stored first; reload to see it", code="stale")
-        seat.autopilot_streak = 0
-        session.add(seat)
+        if seat.autopilot_streak:
+            seat.autopilot_streak = 0
+            session.add(seat)
         view = game_view(ctx, game, seats, seat, rules=rules)
-    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    ctx.relay([i for i in outbox if i is not None])
     return view
+
+
+# A move's writes, built once and run on the session's connection: the ORM's
+# unit of work would cost more than the statements themselves on the busiest
+# path of the service.  The game row is guarded by the ply the mover saw.
+_GAME = Game.__table__  # type: ignore[attr-defined]
+_ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"))
+_RECORD_MOVE = insert(MoveRecord.__table__)  # type: ignore[attr-defined]
 
 
 def _store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
                 rules: RulesGame, move: Move, order: object, now: datetime,
-                *, autopilot: bool) -> list[Outbox | None] | None:
+                *, autopilot: bool) -> list[int | None] | None:
     """Write the position after ``move`` if nobody stored a move first."""
     old_ply = game.ply
-    deadline = None if rules.turn is None else now + timedelta(hours=game.turn_hours)
+    over = rules.is_over()
     values: dict[str, Any] = dict(
         ply=rules.ply, state=json.dumps(rules.to_json()), turn_seat=rules.turn,
-        deadline=deadline, reminded_for=None,
+        deadline=None if rules.turn is None else now + timedelta(hours=game.turn_hours),
+        reminded_for=None, status="finished" if over else game.status,
+        finished_at=now if over else game.finished_at,
     )
-    if rules.is_over():
-        values.update(status="finished", finished_at=now)
-    # RETURNING reloads the row as stored (what a refresh would read) in the same
-    # round trip; no row back means another move was stored first.
-    stored = session.execute(
-        update(Game).where(col(Game.id) == game.id, col(Game.ply) == old_ply).values(**values)
-        .returning(Game), execution_options={"synchronize_session": False, "populate_existing": True}
-    ).first()
-    if stored is None:
-        return None
-    session.add(MoveRecord(game_id=game.id, ply=old_ply, position=seat.position, move=str(move),  # type: ignore[arg-type]
-                           order=json.dumps(order) if order is not None else None,
-                           by_autopilot=autopilot, created_at=now))
-    session.flush()
+    conn = session.connection()
+    stored = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=old_ply))
+    if stored.rowcount != 1:
+        return None  # another move was stored first
+    for name, value in values.items():
+        # The row now holds these: the loaded game says so without being
+        # marked changed (which would write it again at the commit).
+        set_committed_value(game, name, value)
+    conn.execute(_RECORD_MOVE, dict(
+        game_id=game.id, ply=old_ply, position=seat.position, move=str(move),
+        order=json.dumps(order) if order is not None else None, by_autopilot=autopilot, created_at=now,
+    ))
     return _turn_mail(ctx, session, game, seats, rules, now)
 
 
@@ -410,7 +427,7 @@ def request_login(ctx: Context, email: object) -> None:
         session.flush()
         row = enqueue(session, kind="login", event=f"login:{login.id}", recipient=email,
                       base_url=ctx.base_url, now=now, login_id=login.id)
-    ctx.relay([row.id] if row is not None and row.id is not None else [])
+    ctx.relay([row] if row is not None else [])
 
 
 def login_link(ctx: Context, login: Login) -> str:
@@ -544,7 +561,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
             if s.mail != "none":
                 outbox.append(enqueue(session, kind="deadline", event=f"autopilot:{ply}", recipient=s.email,
                                       base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
-    ctx.relay([row.id for row in outbox if row is not None])  # type: ignore[misc]
+    ctx.relay([i for i in outbox if i is not None])
     return str(move)
 
 

@@ -40,8 +40,9 @@ def _compose(ctx: Any, game_id: int, position: int, kind: str, event: str) -> di
         row = session.exec(select(Outbox).where(Outbox.seat_id == seat.id, Outbox.kind == kind,
                                                 Outbox.event == event)).first()
         if row is None:
-            row = enqueue(session, kind=kind, event=event, recipient=seat.email, base_url=ctx.base_url,
-                          now=ctx.now(), game_id=game_id, seat_id=seat.id)
+            new_id = enqueue(session, kind=kind, event=event, recipient=seat.email, base_url=ctx.base_url,
+                             now=ctx.now(), game_id=game_id, seat_id=seat.id)
+            row = session.get(Outbox, new_id)
         assert row is not None
         message = compose(ctx, session, row)
         assert message is not None, f"{kind} for seat {position} was not composed"
