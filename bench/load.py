@@ -63,6 +63,8 @@ class LoadResult:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     exhausted: int = 0  # clients that ran out of work before the stop
+    started: int = 0  # every request answered, warm-up and stragglers included
+    cpu_ms: float | None = None  # the server's CPU per started request, when measured
 
     @property
     def throughput(self) -> float:
@@ -76,11 +78,16 @@ class LoadResult:
         return {"clients": self.clients, "seconds": round(self.seconds, 3), "requests": len(self.latencies),
                 "throughput": round(self.throughput, 1), "p50_ms": round(self.p(50), 2),
                 "p90_ms": round(self.p(90), 2), "p99_ms": round(self.p(99), 2), "errors": self.errors,
-                "error_samples": self.error_samples[:5], "exhausted_clients": self.exhausted}
+                "error_samples": self.error_samples[:5], "exhausted_clients": self.exhausted,
+                "server_cpu_ms_per_request": None if self.cpu_ms is None else round(self.cpu_ms, 3)}
 
 
-def closed_loop(clients: Sequence[Client], seconds: float, warmup: float = 1.0) -> LoadResult:
-    """Run every client in its own thread for ``warmup + seconds``."""
+def closed_loop(clients: Sequence[Client], seconds: float, warmup: float = 1.0,
+                server: Sequence[int] = ()) -> LoadResult:
+    """Run every client in its own thread for ``warmup + seconds``; with ``server`` (pids),
+    also the CPU those processes spent per request."""
+    from .infra import cpu_seconds
+
     for c in clients:
         c.setup()
     start_gate = threading.Barrier(len(clients) + 1)
@@ -115,6 +122,7 @@ def closed_loop(clients: Sequence[Client], seconds: float, warmup: float = 1.0) 
                 samples.extend(mine)
 
     threads = [threading.Thread(target=run, args=(c,), daemon=True) for c in clients]
+    cpu_before = cpu_seconds(server)
     for t in threads:
         t.start()
     now = time.perf_counter()
@@ -122,11 +130,13 @@ def closed_loop(clients: Sequence[Client], seconds: float, warmup: float = 1.0) 
     start_gate.wait()
     for t in threads:
         t.join(seconds + warmup + 60)
+    cpu = cpu_seconds(server) - cpu_before
     for c in clients:
         c.close()
     begin, end = window
     inside = [t1 - t0 for t0, t1 in samples if t0 >= begin and t1 <= end]
-    return LoadResult(len(clients), end - begin, inside, len(errors), errors[:20], exhausted[0])
+    return LoadResult(len(clients), end - begin, inside, len(errors), errors[:20], exhausted[0], len(samples),
+                      cpu * 1000 / len(samples) if server and samples else None)
 
 
 # -- the clients of the move benchmark ---------------------------------------------

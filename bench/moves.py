@@ -67,11 +67,15 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None], clients: int =
         floors: list[LoadResult] = []
         results: list[LoadResult] = []
         # Floor and service take turns, so that a change in the machine's load hits both.
+        floor_workers = children(next(p for label, p in infra.procs if label == f"floor-{config.name}").pid)
+        leader = next(p for label, p in infra.procs if label == f"service-{config.name}")
         for n in range(rounds):
-            floor = closed_loop([FloorClient(floor_base, k + 1) for k in range(clients)], seconds, warmup)
+            floor = closed_loop([FloorClient(floor_base, k + 1) for k in range(clients)], seconds, warmup,
+                                server=floor_workers)
             floors.append(floor)
             say(f"moves: floor, gunicorn {config.describe()}, {clients} clients, {seconds:.0f} s: "
-                f"{floor.throughput:.0f} req/s, p50 {floor.p(50):.1f} ms, p99 {floor.p(99):.1f} ms")
+                f"{floor.throughput:.0f} req/s, p50 {floor.p(50):.1f} ms, p99 {floor.p(99):.1f} ms, "
+                f"{floor.cpu_ms:.2f} ms of gunicorn CPU per request")
             copies = gamedata.clone_games(url, [t[0] for t in templates], clients * per_client, history=True)
             refs = []
             for k, (gid, toks) in enumerate(copies):
@@ -79,16 +83,16 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None], clients: int =
                 refs.append(GameRef(gid, toks, v["huts"], v["ply"], v["next_seat"]))
             movers = [MoveClient(service_base, refs[k::clients], neighbours, seed=1000 * n + k)
                       for k in range(clients)]
-            leader = next(p for label, p in infra.procs if label == f"service-{config.name}")
             spies = [infra.profile(f"moves-{config.name}-worker{w}", pid, seconds + warmup)
                      for w, pid in enumerate(children(leader.pid))] if n == 0 else []
-            result = closed_loop(movers, seconds, warmup)
+            result = closed_loop(movers, seconds, warmup, server=children(leader.pid))
             for spy in spies:
                 if spy is not None:
                     spy.wait(30)
             results.append(result)
             say(f"moves: service, gunicorn {config.describe()}: {result.throughput:.0f} moves/s, "
-                f"p50 {result.p(50):.1f} ms, p99 {result.p(99):.1f} ms, errors {result.errors}, "
+                f"p50 {result.p(50):.1f} ms, p99 {result.p(99):.1f} ms, {result.cpu_ms:.2f} ms of gunicorn CPU "
+                f"per move, errors {result.errors}, "
                 f"games finished {sum(m.games_finished for m in movers)}")
             if result.errors:
                 say(f"  errors, e.g. {result.error_samples[:2]}")
