@@ -79,6 +79,21 @@ def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Se
     return seat, rows[0][1], [s for s, _ in rows]
 
 
+_GAME_WITH_SEATS = (
+    select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
+    .where(col(Seat.game_id) == bindparam("game_id")).order_by(col(Seat.position))
+)
+
+
+def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:
+    """A game and its seats in seat order, in one query (``None`` and no seats if
+    there is no such game)."""
+    rows = session.exec(_GAME_WITH_SEATS, params={"game_id": game_id}).all()  # type: ignore[call-overload]
+    if not rows:
+        return None, []
+    return rows[0][1], [s for s, _ in rows]
+
+
 def seats_of(session: Session, game_id: int) -> list[Seat]:
     """The seats of a game, in seat order."""
     return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
@@ -146,10 +161,10 @@ def seat_view(ctx: Context, token: object) -> dict[str, Any]:
 
 def public_game(ctx: Context, game_id: int) -> dict[str, Any]:
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
+        game, seats = game_and_seats(session, game_id)
         if game is None:
             raise errors.NotFound(f"there is no game {game_id}")
-        return game_view(ctx, game, seats_of(session, game_id), None)
+        return game_view(ctx, game, seats, None)
 
 
 def export_game(ctx: Context, game_id: int) -> dict[str, Any]:

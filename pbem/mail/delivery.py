@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from .. import services
@@ -30,49 +30,69 @@ LEASE = timedelta(minutes=5)
 MAX_ATTEMPTS = 12
 
 
+_OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
+# Built once: every message runs them.
+_CLAIM = (
+    update(_OUTBOX)
+    .where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.status == "pending",
+           _OUTBOX.c.next_attempt_at <= bindparam("now"))
+    .values(next_attempt_at=bindparam("lease_until"), attempts=_OUTBOX.c.attempts + 1)
+    .returning(*_OUTBOX.c)
+)
+_FINISH = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
+
+
+def _claim(session: Session, outbox_id: int, now: datetime) -> Outbox | None:
+    """Lease the row unless another worker holds it or it is done: the row with
+    this attempt counted, or ``None``."""
+    got = session.connection().execute(
+        _CLAIM, {"row_id": outbox_id, "now": now, "lease_until": now + LEASE}).first()
+    return None if got is None else Outbox(**got._mapping)
+
+
 def claim(ctx: Context, outbox_id: int) -> int | None:
-    """Take the row for this worker unless another holds it or it is done;
-    returns the number of this attempt, or ``None``."""
-    now = ctx.now()
+    """Take the row for this worker (in a transaction of its own) unless another
+    holds it or it is done; returns the number of this attempt, or ``None``."""
     with session_scope(ctx.engine) as session:
-        got = session.execute(
-            update(Outbox)
-            .where(col(Outbox.id) == outbox_id, col(Outbox.status) == "pending",
-                   col(Outbox.next_attempt_at) <= now)
-            .values(next_attempt_at=now + LEASE, attempts=Outbox.attempts + 1)
-            .returning(col(Outbox.attempts))
-        ).scalar_one_or_none()
-        return got  # type: ignore[no-any-return]
+        row = _claim(session, outbox_id, ctx.now())
+        return None if row is None else row.attempts
 
 
 def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     """Deliver one message; returns what became of it: ``sent``, ``skipped``
     (the world moved on), ``busy`` (someone else has it), ``retry`` (a passing
-    failure, tried again later) or ``failed`` (refused for good)."""
-    attempts = claim(ctx, outbox_id)
-    if attempts is None:
-        return "busy"
+    failure, tried again later) or ``failed`` (refused for good).
+
+    The claim and the reading that builds the message share one transaction,
+    committed before the message goes: the lease is taken whenever it is sent."""
+    attempts: int | None = None
+    leased = False
     try:
-        # Building the message is inside the try too: a database that went away
-        # (or a message that cannot be built) is retried, and given up on after
-        # MAX_ATTEMPTS like a server that keeps refusing.
         with session_scope(ctx.engine) as session:
-            row = session.get(Outbox, outbox_id)
-            assert row is not None
+            row = _claim(session, outbox_id, ctx.now())
+            if row is None:
+                return "busy"
+            attempts = row.attempts
+            # Building the message is inside the try too: a database that went away
+            # (or a message that cannot be built) is retried, and given up on after
+            # MAX_ATTEMPTS like a server that keeps refusing.
             message = compose(ctx, session, row)
             if message is None:
-                row.status = "skipped"
-                session.add(row)
+                _mark(session, outbox_id, status="skipped")
                 return "skipped"
+        leased = True
         transport.send(message)
     except PermanentFailure as e:
         _finish(ctx, outbox_id, "failed", str(e))
         log.warning("outbox %s refused for good: %s", outbox_id, e)
         return "failed"
     except Exception as e:  # noqa: BLE001 - any other failure is worth another try
+        if attempts is None:
+            raise  # not even claimed (the database is down): the task retries
         status = "failed" if attempts >= MAX_ATTEMPTS else "pending"
+        # Failing before the commit undid the claim: count the attempt here.
         _finish(ctx, outbox_id, status, f"{e.__class__.__name__}: {e}"[:500],
-                retry_at=ctx.now() + backoff(attempts))
+                retry_at=ctx.now() + backoff(attempts), count_attempt=not leased)
         log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e)
         return "retry" if status == "pending" else "failed"
     _finish(ctx, outbox_id, "sent", None)
@@ -85,15 +105,21 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=base * random.uniform(0.75, 1.25))
 
 
+def _mark(session: Session, outbox_id: int, **values: Any) -> None:
+    session.connection().execute(_FINISH.values(**values), {"row_id": outbox_id})
+
+
 def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
-            retry_at: datetime | None = None) -> None:
+            retry_at: datetime | None = None, *, count_attempt: bool = False) -> None:
+    values: dict[str, Any] = {"status": status, "last_error": error}
+    if status == "sent":
+        values["sent_at"] = ctx.now()
+    if retry_at is not None:
+        values["next_attempt_at"] = retry_at
+    if count_attempt:
+        values["attempts"] = _OUTBOX.c.attempts + 1
     with session_scope(ctx.engine) as session:
-        values: dict[str, Any] = {"status": status, "last_error": error}
-        if status == "sent":
-            values["sent_at"] = ctx.now()
-        if retry_at is not None:
-            values["next_attempt_at"] = retry_at
-        session.execute(update(Outbox).where(col(Outbox.id) == outbox_id).values(**values))
+        _mark(session, outbox_id, **values)
 
 
 def due(ctx: Context, limit: int = 200) -> list[int]:
@@ -124,13 +150,12 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         context = {"link": services.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
                    "base_url": ctx.base_url, "kind": row.kind}
         return messages.build(messages.Envelope(**envelope), context)
-    game = session.get(Game, row.game_id)
-    seat = session.get(Seat, row.seat_id)
-    if game is None or seat is None or seat.game_id != game.id:
+    game, seats = services.game_and_seats(session, row.game_id)
+    seat = next((s for s in seats if s.id == row.seat_id), None)
+    if game is None or seat is None:
         return None
     if not _still_wanted(ctx, row, game, seat):
         return None
-    seats = services.seats_of(session, game.id)  # type: ignore[arg-type]
     # The one view of the game for this recipient: mail shows nothing else.
     view = services.game_view(ctx, game, seats, seat)
     link = services.seat_link(ctx, seat)
