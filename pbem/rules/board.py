@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any, Iterator
 
 from .errors import InvalidBoard
+from .move import Move
 from .tables import TERRAINS
 
 # Ids are compared as Python ints; this bound keeps absurd JSON numbers out.
@@ -71,6 +72,45 @@ class Board:
             out.append(self.ids[low.bit_length() - 1])
             mask ^= low
         return out
+
+    # -- tables for the engine, derived once per board (the board is immutable) --
+
+    @cached_property
+    def edges(self) -> tuple[tuple[int, int], ...]:
+        """Every pair of adjacent territories once, as indices ``(a, b)`` with ``a < b``;
+        the engine numbers edges by their place here."""
+        out = []
+        for a, mask in enumerate(self.neighbour_masks):
+            above = mask >> (a + 1) << (a + 1)
+            while above:
+                low = above & -above
+                out.append((a, low.bit_length() - 1))
+                above ^= low
+        return tuple(out)
+
+    @cached_property
+    def arcs(self) -> tuple[tuple[int, int], ...]:
+        """Both directions of every edge: arc ``2e`` is edge ``e`` as ``(a, b)``, arc
+        ``2e + 1`` the same edge as ``(b, a)``."""
+        return tuple(arc for a, b in self.edges for arc in ((a, b), (b, a)))
+
+    @cached_property
+    def incident(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """For each territory index, its ``(neighbour index, edge number)`` pairs."""
+        out: list[list[tuple[int, int]]] = [[] for _ in self.ids]
+        for e, (a, b) in enumerate(self.edges):
+            out[a].append((b, e))
+            out[b].append((a, e))
+        return tuple(tuple(pairs) for pairs in out)
+
+    @cached_property
+    def moves(self) -> tuple[dict[int, Move], ...]:
+        """For each source index, the :class:`Move` to each neighbour by target index:
+        made once, and shared by the history of every game on this board."""
+        return tuple(
+            {t: Move(self.ids[s], self.ids[t]) for t, _ in self.incident[s]}
+            for s in range(len(self.ids))
+        )
 
     def regions_map(self) -> dict[int, list[int]]:
         out: dict[int, list[int]] = {}

@@ -30,6 +30,7 @@ from .tables import (
     BIG_GROUP,
     CLAN_INDEX,
     CLANS,
+    TERRAINS,
     VILLAGE_CHIPS,
     epoch_of_village,
     village_value,
@@ -45,11 +46,25 @@ _MASK = (1 << _SHIFT) - 1
 def _unpack(packed: int) -> dict[str, int]:
     out = {}
     for c in CLANS:
+        if not packed:
+            break
         k = packed & _FIELD_MASK
         if k:
             out[c] = k
         packed >>= _FIELD
     return out
+
+
+# The epoch of the n-th village at index n (1..12), and village_value as a
+# table: a village scores factor * huts + bonus, village_value being affine in
+# the huts.  Both are read off the chart in .tables, once, for _found.
+_EPOCH_OF = (0,) + tuple(epoch_of_village(n) for n in range(1, VILLAGE_CHIPS + 1))
+_VALUE = {
+    (epoch, terrain): (village_value(1, terrain, epoch) - village_value(0, terrain, epoch),
+                       village_value(0, terrain, epoch))
+    for epoch in range(1, max(_EPOCH_OF) + 1)
+    for terrain in TERRAINS
+}
 
 
 @dataclass(frozen=True)
@@ -65,6 +80,15 @@ class Village:
     removed: Mapping[str, int]
     clans: tuple[str, ...]
     points: int
+
+
+def _new_village(**fields: Any) -> Village:
+    """``Village(**fields)``, made without the generated ``__init__``: a frozen
+    dataclass sets each field through ``object.__setattr__``, which costs more
+    than all the rest of founding a village.  Pass every field."""
+    village = object.__new__(Village)
+    village.__dict__.update(fields)
+    return village
 
 
 class Played(NamedTuple):
@@ -158,26 +182,30 @@ class Game:
         if max(totals) >= 1 << _FIELD:
             raise errors.InvalidRecord("set-up: too many huts")
         self._occ = occ
+        # The board's tables, held here too so the hot path reads them in one step.
+        self._nbr = nbr
+        self._incident = board.incident
+        self._arcs = board.arcs
+        self._moves = board.moves
         # "live": occupied territories with an occupied neighbour.  A legal move
         # exists exactly when this is non-zero (the smaller group can always join
         # the bigger), and the territories a move drops from it become villages.
         self._live = 0
-        # Every ordered pair of adjacent occupied territories, kept incrementally
-        # with each pair's slot, so that a uniformly random legal move costs O(1).
-        # The 7-or-more rule is checked when pairs are read.
-        self._pairs: list[int] = []
-        self._slot: dict[int, int] = {}
         for i in range(n):
-            if occ >> i & 1:
-                m = nbr[i] & occ
-                if m:
-                    self._live |= 1 << i
-                while m:
-                    low = m & -m
-                    m ^= low
-                    code = i << _SHIFT | (low.bit_length() - 1)
-                    self._slot[code] = len(self._pairs)
-                    self._pairs.append(code)
+            if occ >> i & 1 and nbr[i] & occ:
+                self._live |= 1 << i
+        # Every edge (numbered as in ``board.edges``) between two occupied
+        # territories, with each edge's place in the list in ``_slot``, so that a
+        # uniformly random legal move costs O(1) and an edge is dropped in O(1).
+        # Undirected edges halve the upkeep of ordered pairs; the direction is
+        # drawn with the edge, and the 7-or-more rule is checked when it is read.
+        # (Territories only ever empty, so edges are only ever dropped.)
+        self._edges: list[int] = []
+        self._slot = [0] * len(board.edges)
+        for e, (a, b) in enumerate(board.edges):
+            if occ >> a & 1 and occ >> b & 1:
+                self._slot[e] = len(self._edges)
+                self._edges.append(e)
 
     # -- reading the position -------------------------------------------------
 
@@ -232,34 +260,50 @@ class Game:
             yield Move(ids[code >> _SHIFT], ids[code & _MASK])
 
     def _legal_codes(self) -> list[int]:
-        counts = self._counts
+        counts, arcs = self._counts, self._arcs
         out = []
-        for code in self._pairs:
-            s, t = code >> _SHIFT, code & _MASK
-            if counts[s] < BIG_GROUP or counts[t] >= counts[s]:
-                out.append(code)
+        for e in self._edges:
+            for s, t in arcs[2 * e], arcs[2 * e + 1]:
+                if counts[s] < BIG_GROUP or counts[t] >= counts[s]:
+                    out.append(s << _SHIFT | t)
         return out
 
     def random_move(self, rng: Random) -> Move | None:
         """A uniformly random legal move (``None`` once the game is over)."""
-        code = self._random_code(rng)
-        if code is None:
+        arc = self._random_arc(rng)
+        if arc is None:
             return None
-        return Move(self.board.ids[code >> _SHIFT], self.board.ids[code & _MASK])
+        return Move(self.board.ids[arc[0]], self.board.ids[arc[1]])
 
-    def _random_code(self, rng: Random) -> int | None:
-        pairs, counts = self._pairs, self._counts
-        if self.end is not None or not pairs:
+    def _random_arc(self, rng: Random) -> tuple[int, int] | None:
+        """A uniformly random legal move as ``(source, target)`` indices."""
+        edges, counts, arcs = self._edges, self._counts, self._arcs
+        if self.end is not None or not edges:
             return None
         uniform = rng.random
-        # Rejection keeps the choice uniform over legal moves; illegal pairs
-        # (a big group facing a smaller one) are rare, and one legal pair always
-        # exists while any pair does.
+        # Draw one of the 2n arcs (edge k >> 1, direction k & 1) uniformly, and
+        # reject illegal ones: that keeps the choice uniform over legal moves.
+        # Illegal arcs (a big group facing a smaller one) are rare, and one
+        # direction of every edge is legal.
         while True:
-            code = pairs[int(uniform() * len(pairs))]
-            s = code >> _SHIFT
-            if counts[s] < BIG_GROUP or counts[code & _MASK] >= counts[s]:
-                return code
+            k = int(uniform() * 2 * len(edges))
+            s, t = arc = arcs[edges[k >> 1] << 1 | k & 1]
+            if counts[s] < BIG_GROUP or counts[t] >= counts[s]:
+                return arc
+
+    def _play_randomly(self, rng: Random) -> None:
+        """Play uniformly random legal moves (default village order) to the end.
+        The playout loop: the draw is :meth:`_random_arc`'s, inlined, as this
+        runs for every move of every playout."""
+        edges, counts, arcs = self._edges, self._counts, self._arcs  # changed in place only
+        uniform, apply = rng.random, self._apply
+        while self.end is None:
+            while True:
+                k = int(uniform() * 2 * len(edges))
+                s, t = arcs[edges[k >> 1] << 1 | k & 1]
+                if counts[s] < BIG_GROUP or counts[t] >= counts[s]:
+                    break
+            apply(s, t, None, False)
 
     def is_legal(self, move: Move) -> bool:
         try:
@@ -343,72 +387,72 @@ class Game:
     def _apply(self, s: int, t: int, order: Sequence[int] | None, explicit: bool) -> list[Village]:
         """Play s -> t (indices; legality checked by the caller).  ``order`` lists
         the villages by territory id; ``None`` takes them in ascending id."""
-        seat = (self.first + len(self.history)) % len(self.players)
+        history = self.history
+        seat = (self.first + len(history)) % len(self.players)
         counts, packed = self._counts, self._packed
         counts[t] += counts[s]
         counts[s] = 0
         packed[t] += packed[s]
         packed[s] = 0
-        nbr = self.board.neighbour_masks
-        old = self._occ
-        occ = old & ~(1 << s)
+        # The source was occupied, and live (the target is its neighbour): it
+        # leaves both masks.  (The masks are wider than a machine digit, so each
+        # operation on them costs an allocation: the loop below tests occupancy
+        # on the counts instead.)
+        bit = 1 << s
+        occ = self._occ ^ bit
         self._occ = occ
-        # Drop every pair that involves the emptied territory.
-        pairs, slot = self._pairs, self._slot
-        take, drop = slot.pop, pairs.pop
-        m = nbr[s] & old
-        high = s << _SHIFT
-        while m:
-            low = m & -m
-            m ^= low
-            u = low.bit_length() - 1
-            code = high | u
-            k = take(code)
-            last = drop()
-            if last != code:
-                pairs[k] = last
-                slot[last] = k
-            code = u << _SHIFT | s
-            k = take(code)
-            last = drop()
-            if last != code:
-                pairs[k] = last
-                slot[last] = k
-        live = self._live & ~(1 << s)
-        touched = (nbr[s] & occ) | (1 << t)
-        # Those that lose their last occupied neighbour are the new villages.
+        live = self._live ^ bit
+        nbr, edges, slot = self._nbr, self._edges, self._slot
+        # The source's occupied neighbours (the target among them) lose their edge
+        # to it; those left with no occupied neighbour are the new villages.
         lonely = 0
-        while touched:
-            low = touched & -touched
-            touched ^= low
-            if not nbr[low.bit_length() - 1] & occ:
-                lonely |= low
-        live &= ~lonely
+        for u, e in self._incident[s]:
+            if counts[u]:
+                # Drop edge e: the last edge of the list takes its place.
+                last = edges.pop()
+                if last != e:
+                    k = slot[e]
+                    edges[k] = last
+                    slot[last] = k
+                if not nbr[u] & occ:
+                    lonely |= 1 << u
+        move = self._moves[s][t]
+        if lonely:
+            live &= ~lonely
+            if order is None:
+                if lonely & (lonely - 1):
+                    order = sorted(self.board.ids_of(lonely))
+                else:  # the usual single village
+                    order = (self.board.ids[lonely.bit_length() - 1],)
         self._live = live
-        if order is None:
-            order = sorted(self.board.ids_of(lonely)) if lonely else ()
+        # History entries are built with tuple.__new__, which makes the same
+        # Played as Played(...) without NamedTuple's Python-level __new__.
+        villages = self.villages
         founded = []
-        if order:
-            index = self.board.index
+        if not order:
+            history.append(tuple.__new__(Played, (len(history), seat, move, (), (), explicit)))
+        else:
+            index, found = self.board.index, self._found
+            before = len(villages)
             for tid in order:
-                v = self._found(index[tid], seat)
+                v = found(index[tid], seat)
                 if v is not None:
                     founded.append(v)
-        self.history.append(
-            Played(len(self.history), seat, Move(self.board.ids[s], self.board.ids[t]),
-                   tuple(order), tuple(v.number for v in founded), explicit)
-        )
-        if len(self.villages) >= VILLAGE_CHIPS:
+            # _found numbers the villages it makes consecutively.
+            numbers = tuple(range(before + 1, len(villages) + 1))
+            history.append(tuple.__new__(Played, (len(history), seat, move, tuple(order), numbers, explicit)))
+        if len(villages) >= VILLAGE_CHIPS:
             self.end = "twelfth-village"
         elif not live:
             self.end = "no-legal-move"
         return founded
 
     def _found(self, i: int, seat: int) -> Village | None:
-        if len(self.villages) >= VILLAGE_CHIPS:
+        villages = self.villages
+        number = len(villages) + 1
+        if number > VILLAGE_CHIPS:
             return None  # past the 12th: not a village, scores nothing
-        number = len(self.villages) + 1
-        epoch = epoch_of_village(number)
+        epoch = _EPOCH_OF[number]
         before = _unpack(self._packed[i])
         removed: dict[str, int] = {}
         if len(before) == _NCLANS:
@@ -418,13 +462,18 @@ class Game:
             self._counts[i] -= len(removed)
             if not self._counts[i]:
                 self._occ &= ~(1 << i)
+            present = tuple(sorted(c for c in before if c not in removed))
+        else:
+            present = tuple(sorted(before))
         terrain = self.board.terrains[i]
-        points = village_value(self._counts[i], terrain, epoch)
-        present = [c for c in before if c not in removed]
-        for c in present:
-            self.clan_scores[CLAN_INDEX[c]] += points
+        factor, bonus = _VALUE[epoch, terrain]
+        points = factor * self._counts[i] + bonus
+        if points:
+            scores = self.clan_scores
+            for c in present:
+                scores[CLAN_INDEX[c]] += points
         self.chips[seat] += 1
-        village = Village(
+        village = _new_village(
             number=number,
             territory=self.board.ids[i],
             epoch=epoch,
@@ -432,10 +481,10 @@ class Game:
             terrain=terrain,
             huts=before,
             removed=removed,
-            clans=tuple(sorted(present)),
+            clans=present,
             points=points,
         )
-        self.villages.append(village)
+        villages.append(village)
         return village
 
     # -- the end -------------------------------------------------------------------
@@ -469,8 +518,8 @@ class Game:
         other.__dict__.update(self.__dict__)
         other._counts = self._counts[:]
         other._packed = self._packed[:]
-        other._pairs = self._pairs[:]
-        other._slot = self._slot.copy()
+        other._edges = self._edges[:]
+        other._slot = self._slot[:]
         other.villages = self.villages[:]
         other.clan_scores = self.clan_scores[:]
         other.chips = self.chips[:]

@@ -23,11 +23,7 @@ def random_game(rng: random.Random, players: tuple[str, ...] = PLAYERS) -> Game:
 
 def play_randomly(game: Game, rng: random.Random) -> None:
     """Play uniformly random legal moves (default village order) until the end."""
-    pick, apply = game._random_code, game._apply
-    while game.end is None:
-        code = pick(rng)
-        assert code is not None
-        apply(code >> 10, code & 1023, None, False)
+    game._play_randomly(rng)
 
 
 @dataclass(frozen=True)
