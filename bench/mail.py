@@ -121,8 +121,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
             proc = infra.spawn(label, [
                 str(BIN / "celery"), "-A", app, "worker", "-c", str(concurrency), "-P", "prefork", "-Q", queue,
                 "-n", f"bench{concurrency}-{n}-{infra.run_id}@%h", "--without-gossip", "--without-mingle",
-                "--without-heartbeat", "--loglevel", os.environ.get("BENCH_CELERY_LOGLEVEL", "WARNING"),
-                "--prefetch-multiplier", "1"], env)
+                "--without-heartbeat", "--loglevel", os.environ.get("BENCH_CELERY_LOGLEVEL", "WARNING")], env)
             for i in warm_ids:
                 producer.send_task("pbem.deliver", args=(i,), queue=queue)
             took, counts = _wait_sent(url, warm_ids, 60)
