@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from . import gamedata
 from .common import Figure
-from .infra import BIN, HOST, ROOT, Infra, children, free_port, service_env, wait_port
+from .infra import BIN, HOST, ROOT, Infra, children, cpu_seconds, free_port, service_env, wait_port
 from .render_png import measure as measure_png
 
 
@@ -130,9 +130,14 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
                                    f"see bench/data/logs/{label}.log")
             spies = [infra.profile(f"mail-c{concurrency}-pool{w}", pid, count / max(floor_rate / 10, 1.0))
                      for w, pid in enumerate(children(proc.pid))] if n == 0 else []
+            # CPU per message of the pool, of Celery's main process and of the sink.
+            pool = children(proc.pid)
+            cpu_before = [cpu_seconds(pool), cpu_seconds([proc.pid]), cpu_seconds([sink.pid])]
             for i in batch:
                 producer.send_task("pbem.deliver", args=(i,), queue=queue)
             took, counts = _wait_sent(url, batch, 30 if quick else 90)
+            cpu = [(after - before) * 1000 / max(len(batch), 1) for before, after in
+                   zip(cpu_before, [cpu_seconds(pool), cpu_seconds([proc.pid]), cpu_seconds([sink.pid])])]
             for spy in spies:
                 if spy is not None:
                     spy.wait(60)
@@ -141,9 +146,11 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
             rates[concurrency] = max(rates[concurrency], rate)
             infra.stop(proc)
             say(f"mail: {concurrency} worker process(es): {done}/{count} sent in {took:.1f} s = {rate:.1f} msg/s "
-                f"{counts}")
+                f"{counts}; CPU per message: pool {cpu[0]:.1f} ms, Celery main {cpu[1]:.1f} ms, sink {cpu[2]:.1f} ms")
             raw_results["runs"].append({"processes": concurrency, "sent": done, "of": count, "seconds": took,
-                                        "statuses": counts})
+                                        "statuses": counts, "cpu_ms_per_message": {
+                                            "pool": round(cpu[0], 2), "celery_main": round(cpu[1], 2),
+                                            "sink": round(cpu[2], 2)}})
     infra.stop(sink)
     producer.close()
     figures = [

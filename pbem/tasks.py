@@ -139,12 +139,7 @@ def celery_init_app(app: Flask) -> Celery:
         task_ignore_result=True,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
-        # Mail tasks are short (tens of ms): a pool process that has the next
-        # task at hand when it finishes one delivers about 10 % more per second
-        # than one that fetches each after acknowledging the last.  A task held
-        # by a worker that dies is not lost: its outbox row is still pending
-        # and the sweep hands it out again within a minute.
-        worker_prefetch_multiplier=4,
+        worker_prefetch_multiplier=1,
         # Every network call has a time limit: the broker's connection and sockets
         # (publishing while Redis is down fails in seconds, not minutes).
         broker_connection_timeout=3,
