@@ -103,3 +103,20 @@ def test_a_reference_playout_reaches_an_end() -> None:
     assert game.final_scores() is not None and len(game.villages) <= 12
     # pbem's own random game from the same deal ends too (the policies are alike, the draws not).
     assert random_game(random.Random(5)).is_over()
+
+
+def test_cpu_seconds_counts_a_busy_process_and_nothing_for_one_that_is_gone() -> None:
+    """The CPU-per-request figures read /proc: this process's own time grows while it
+    works, and a pid that cannot exist (above Linux's largest pid_max) counts 0."""
+    import os
+    import time
+
+    from bench.infra import cpu_seconds
+
+    before = cpu_seconds([os.getpid()])
+    started = time.process_time()
+    spins = 0
+    while time.process_time() - started < 0.3:
+        spins += 1
+    assert cpu_seconds([os.getpid()]) - before >= 0.2
+    assert cpu_seconds([(1 << 22) + 1]) == 0
