@@ -12,6 +12,10 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE_URL": None,
     # Unset: background work runs in-process (Celery's eager mode).
     "BROKER_URL": "",
+    # Seconds a publish may wait for the broker's answer; after a failed publish the
+    # relay leaves new mail to the sweep for BROKER_PAUSE seconds.
+    "BROKER_TIMEOUT": 5.0,
+    "BROKER_PAUSE": 30.0,
     # Unset: mail is caught in the database and shown at /mailbox.
     "SMTP_HOST": "",
     "SMTP_PORT": 25,

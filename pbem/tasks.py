@@ -10,6 +10,7 @@ retries itself only for short waits; anything longer is left to the sweep."""
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 from typing import Any, Iterable
 
@@ -95,16 +96,27 @@ def tick() -> dict[str, int]:
 def relay(ids: Iterable[int]) -> None:
     """After a commit: hand each new outbox row to a worker.  If the broker is
     down the rows stay pending in the database and the sweep sends them later;
-    the change that wrote them is never undone for it."""
-    task = current_app.extensions["celery"].tasks["pbem.deliver"]
+    the change that wrote them is never undone for it.
+
+    A broker that does not answer would make every move wait for the socket
+    time-out (``BROKER_TIMEOUT``), so after a failed publish the relay leaves new
+    rows to the sweep for ``BROKER_PAUSE`` seconds without trying."""
+    celery = current_app.extensions["celery"]
     ids = list(ids)
+    if not ids:
+        return
+    if time.monotonic() < celery.pbem_paused_until:
+        log.info("outbox %s left for the sweep (broker failed recently)", ", ".join(map(str, ids)))
+        return
+    task = celery.tasks["pbem.deliver"]
     for n, outbox_id in enumerate(ids):
         try:
             task.apply_async((outbox_id,), retry=False)
         except Exception as e:  # noqa: BLE001 - broker down: the sweep catches up
             # One failure is enough to know: don't make the caller wait for each row.
-            log.warning("outbox %s left for the sweep (broker unreachable: %s)",
-                        ", ".join(map(str, ids[n:])), e)
+            celery.pbem_paused_until = time.monotonic() + float(current_app.config["BROKER_PAUSE"])
+            log.warning("outbox %s left for the sweep (broker unreachable: %s); relay paused for %s s",
+                        ", ".join(map(str, ids[n:])), e, current_app.config["BROKER_PAUSE"])
             return
 
 
@@ -132,7 +144,9 @@ def celery_init_app(app: Flask) -> Celery:
                 return self.run(*args, **kwargs)
 
     broker = app.config["BROKER_URL"]
+    timeout = float(app.config["BROKER_TIMEOUT"])
     celery = Celery(app.name, task_cls=FlaskTask)
+    celery.pbem_paused_until = 0.0  # type: ignore[attr-defined]  # see relay()
     celery.conf.update(
         broker_url=broker or "memory://localhost/",
         task_always_eager=not broker,
@@ -146,7 +160,7 @@ def celery_init_app(app: Flask) -> Celery:
         broker_connection_retry_on_startup=True,
         # Publishing (the relay, after a commit) tries a down broker once more,
         # briefly, and gives up: the rows wait in the outbox for the sweep.
-        broker_transport_options={"socket_timeout": 5, "socket_connect_timeout": 3,
+        broker_transport_options={"socket_timeout": timeout, "socket_connect_timeout": min(timeout, 3),
                                   "visibility_timeout": 3600, "max_retries": 1,
                                   "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5},
         broker_pool_limit=4,

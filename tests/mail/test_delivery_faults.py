@@ -124,6 +124,53 @@ def test_broker_down_the_move_is_saved_and_the_sweep_sends(database_url: str, sm
         ctx.engine.dispose()
 
 
+def test_a_broker_that_does_not_answer_delays_one_request_not_every_move(database_url: str, smtp: Any) -> None:
+    """Redis accepts connections but never answers (hung, or behind a black hole): the
+    first publish waits for BROKER_TIMEOUT, and for BROKER_PAUSE after it the relay does
+    not try, so moves answer at once.  Every change is saved; the mail waits in the
+    outbox for the sweep."""
+    import socket
+
+    from pbem.web import create_app
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)  # connections complete in the backlog and are never answered
+    port = silent.getsockname()[1]
+    app = create_app(smtp.config(database_url, BROKER_URL=f"redis://127.0.0.1:{port}/0",
+                                 BROKER_TIMEOUT=1.0, BROKER_PAUSE=600.0))
+    ctx = app.extensions["pbem"]
+    try:
+        client = app.test_client()
+        started = time.monotonic()
+        made = client.post("/api/v1/games", json={"players": PLAYERS})
+        assert made.status_code == 201
+        assert time.monotonic() - started >= 0.9  # the invites' publish waited for the broker
+        game_id = made.json["id"]
+        toks = [services.seat_token(ctx, s) for s in _seats(ctx, game_id)]
+        t, view = to_move_or_accept(client, ctx, toks)
+        started = time.monotonic()
+        moved = client.post("/api/v1/seat/moves", headers={"Authorization": f"Bearer {t}"},
+                            json={"move": view["legal_moves"][0], "ply": view["ply"]})
+        assert moved.status_code == 200 and moved.json["ply"] == 1
+        assert time.monotonic() - started < 0.5  # paused: no wait for the broker
+        assert all(r.status == "pending" for r in rows(ctx))
+        (turn,) = [r for r in rows(ctx) if r.event == "ply:1"]
+        # Once the pause is over the relay tries the broker again (and waits again).
+        app.extensions["celery"].pbem_paused_until = 0.0
+        started = time.monotonic()
+        with app.app_context():
+            app.extensions["celery"].relay([turn.id])
+        assert time.monotonic() - started >= 0.9
+        # The sweep, with a working transport, delivers what is still true.
+        clock.tick(ctx)
+        (got,) = smtp.collector.wait_for(1)
+        assert str(got.message["Message-ID"]) == turn.message_id
+    finally:
+        ctx.engine.dispose()
+        silent.close()
+
+
 def to_move_or_accept(client: Any, ctx: Any, toks: list[str]) -> tuple[str, Any]:
     for t in toks:
         assert client.post("/api/v1/seat/accept", headers={"Authorization": f"Bearer {t}"}).status_code == 200
