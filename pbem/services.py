@@ -10,7 +10,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
@@ -45,50 +45,35 @@ def seat_token(ctx: Context, seat: Seat) -> str:
     return tokens.derive(ctx.secret_key, "seat", seat.token_salt)
 
 
-def _seat_for(session: Session, token: object) -> Seat:
-    if not tokens.well_formed(token):
-        raise errors.Unauthorized("this seat link is not valid: check that you copied the whole link")
-    query = select(Seat).where(Seat.token_hash == tokens.digest(str(token)))
-    seat = session.exec(query).first()
-    if seat is None:
-        raise errors.Unauthorized("this seat link is not valid: check that you copied the whole link")
-    return seat
+def _refuse_seat_token() -> NoReturn:
+    raise errors.Unauthorized("this seat link is not valid: check that you copied the whole link")
 
 
-# Every request that carries a seat token starts with this query: every seat of
-# the token's game, with the game, in seat order (one query rather than three).
-# Built once; only the digest changes.
-_SEATS_OF_TOKEN = (
-    select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
-    .where(col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest"))
-           .scalar_subquery())
-    .order_by(col(Seat.position))
-)
+# Every seat of a game with the game, in seat order: one query rather than one for
+# the game and one for its seats.  Built once; the filters below pick the game.
+_SEATS_WITH_GAME = select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position))
+# Every request that carries a seat token starts with this one: the token's game.
+_SEATS_OF_TOKEN = _SEATS_WITH_GAME.where(
+    col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest")).scalar_subquery())
+_SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
 
 
 def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
     """The seat a token opens, its game, and all the game's seats in order."""
     if not tokens.well_formed(token):
-        _seat_for(session, token)  # refuses it
+        _refuse_seat_token()
     digest = tokens.digest(str(token))
     rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()  # type: ignore[call-overload]
     seat = next((s for s, _ in rows if s.token_hash == digest), None)
     if seat is None:
-        _seat_for(session, token)  # refuses it: no seat has this token
-    assert seat is not None
+        _refuse_seat_token()
     return seat, rows[0][1], [s for s, _ in rows]
-
-
-_GAME_WITH_SEATS = (
-    select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
-    .where(col(Seat.game_id) == bindparam("game_id")).order_by(col(Seat.position))
-)
 
 
 def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:
     """A game and its seats in seat order, in one query (``None`` and no seats if
     there is no such game)."""
-    rows = session.exec(_GAME_WITH_SEATS, params={"game_id": game_id}).all()  # type: ignore[call-overload]
+    rows = session.exec(_SEATS_OF_GAME, params={"game_id": game_id}).all()  # type: ignore[call-overload]
     if not rows:
         return None, []
     return rows[0][1], [s for s, _ in rows]
@@ -289,16 +274,22 @@ def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: d
     game.status = "active"
     game.started_at = now
     game.state = json.dumps(rules.to_json())
-    _set_turn(game, rules, now)
+    game.turn_seat = rules.turn
+    game.deadline = _deadline(game, seats, rules, now)
+    game.reminded_for = None
     session.add(game)
     session.flush()
     return _turn_mail(ctx, session, game, seats, rules, now)
 
 
-def _set_turn(game: Game, rules: RulesGame, now: datetime) -> None:
-    game.turn_seat = rules.turn
-    game.deadline = None if rules.turn is None else now + timedelta(hours=game.turn_hours)
-    game.reminded_for = None
+def _deadline(game: Game, seats: Sequence[Seat], rules: RulesGame, now: datetime) -> datetime | None:
+    """When the seat to move runs out of time: ``turn_hours`` from now, or from the
+    end of their pause if they are on vacation (``None`` once the game is over)."""
+    if rules.turn is None:
+        return None
+    paused = as_utc(seats[rules.turn].paused_until)
+    start = paused if paused is not None and paused > now else now
+    return start + timedelta(hours=game.turn_hours)
 
 
 def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], rules: RulesGame,
@@ -308,7 +299,6 @@ def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], ru
     if rules.is_over():
         return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id, **common)
                 for s in seats]
-    _apply_pause(session, game, seats, rules, now)
     seat = seats[rules.turn]  # type: ignore[index]
     if seat.mail != "every":
         return []
@@ -380,7 +370,7 @@ def _store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], s
     over = rules.is_over()
     values: dict[str, Any] = dict(
         ply=rules.ply, state=json.dumps(rules.to_json()), turn_seat=rules.turn,
-        deadline=None if rules.turn is None else now + timedelta(hours=game.turn_hours),
+        deadline=_deadline(game, seats, rules, now),
         reminded_for=None, status="finished" if over else game.status,
         finished_at=now if over else game.finished_at,
     )
@@ -512,9 +502,7 @@ def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
         raise errors.Invalid("days must be a whole number of days, at least 1", code="invalid-days")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat = _seat_for(session, token)
-        game = session.get(Game, seat.game_id)
-        assert game is not None
+        seat, game, seats = _seat_and_game(session, token)
         if game.status != "active":
             raise errors.Conflict("the clock runs only while the game is being played",
                                   code="not-started" if game.status == "invited" else "game-over")
@@ -534,7 +522,7 @@ def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
             game.reminded_for = None
             session.add(game)
         session.flush()
-        return game_view(ctx, game, seats_of(session, game.id), seat)  # type: ignore[arg-type]
+        return game_view(ctx, game, seats, seat)
 
 
 def autopilot_seed(game_seed: int, ply: int) -> int:
@@ -578,15 +566,3 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
                                       base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
     ctx.relay([i for i in outbox if i is not None])
     return str(move)
-
-
-def _apply_pause(session: Session, game: Game, seats: Sequence[Seat], rules: RulesGame, now: datetime) -> None:
-    """A turn that reaches a player on vacation starts its clock when the pause ends."""
-    if rules.turn is None or game.deadline is None:
-        return
-    paused = as_utc(seats[rules.turn].paused_until)
-    if paused is not None and paused > now:
-        later = paused + timedelta(hours=game.turn_hours)
-        if later > as_utc(game.deadline):  # type: ignore[operator]
-            game.deadline = later
-            session.add(game)
