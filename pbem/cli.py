@@ -89,11 +89,10 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _db(args: argparse.Namespace) -> int:
+    from .config import load_config
     from .db import upgrade
-    from .web import create_app
 
-    app = create_app()
-    upgrade(app.config["DATABASE_URL"])
+    upgrade(load_config()["DATABASE_URL"])
     print("database is at the newest schema")
     return 0
 

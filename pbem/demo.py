@@ -38,10 +38,8 @@ def seed(ctx: Any) -> int | None:
 
 
 def _clock(ctx: Any, app: Any, stop: threading.Event, every: float) -> None:
-    try:
-        from .clock import tick
-    except ImportError:  # the clock arrives with the deadlines work
-        return
+    from .clock import tick
+
     while not stop.wait(every):
         try:
             with app.app_context():
@@ -51,7 +49,6 @@ def _clock(ctx: Any, app: Any, stop: threading.Event, every: float) -> None:
 
 
 def run_demo() -> int:
-    from .config import load_config
     from .db import upgrade
     from .web import create_app
 
@@ -59,9 +56,9 @@ def run_demo() -> int:
     port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
     overrides = {"BASE_URL": os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}"),
                  "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True}
-    config = load_config(overrides)
-    upgrade(config["DATABASE_URL"])
     app = create_app(overrides)
+    config = app.config
+    upgrade(config["DATABASE_URL"])
     ctx = app.extensions["pbem"]
     with app.app_context():
         game_id = seed(ctx)

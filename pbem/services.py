@@ -88,7 +88,7 @@ def _rules_game(game: Game) -> RulesGame | None:
     return RulesGame.from_json(json.loads(game.state)) if game.state else None
 
 
-def _status_for(game: Game, seat: Seat | None, seats: Sequence[Seat]) -> str:
+def _status_for(game: Game, seat: Seat | None) -> str:
     if game.status == "invited" and seat is not None:
         return "invited" if seat.accepted_at is None else "waiting"
     return game.status
@@ -128,7 +128,7 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
     deadline = as_utc(game.deadline)
     view.update(
         game=game.id,
-        status=_status_for(game, viewer, seats),
+        status=_status_for(game, viewer),
         turn_hours=game.turn_hours,
         deadline=deadline.isoformat() if deadline and game.status == "active" else None,
     )
@@ -479,13 +479,19 @@ def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
             select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
             .where(col(Seat.email) == email.lower()).order_by(col(Game.id).desc())
         ).all()
+        # Every player's name in each of these games, in one query rather than one per game.
+        names: dict[int, list[str]] = {}
+        for game_id, name in session.exec(
+            select(Seat.game_id, Seat.name).where(col(Seat.game_id).in_([g.id for _, g in rows]))
+            .order_by(col(Seat.game_id), col(Seat.position))
+        ):
+            names.setdefault(game_id, []).append(name)
         out = []
         for seat, game in rows:
-            names = [s.name for s in seats_of(session, game.id)]  # type: ignore[arg-type]
             out.append({
-                "game": game.id, "status": _status_for(game, seat, []), "ply": game.ply,
+                "game": game.id, "status": _status_for(game, seat), "ply": game.ply,
                 "your_turn": game.status == "active" and game.turn_seat == seat.position,
-                "players": names, "link": seat_link(ctx, seat), "name": seat.name,
+                "players": names[game.id], "link": seat_link(ctx, seat), "name": seat.name,
             })
         return out
 

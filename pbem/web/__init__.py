@@ -24,11 +24,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         __name__,
         template_folder=str(ROOT / "templates"),
         static_folder=str(ROOT / "static"),
-        instance_path=str(Path(settings["DATABASE_URL"].removeprefix("sqlite:///")).parent)
-        if settings["DATABASE_URL"].startswith("sqlite:///") else None,
     )
     app.config.update(settings)
-    app.config["MAX_CONTENT_LENGTH"] = settings["MAX_CONTENT_LENGTH"]
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     engine = make_engine(settings["DATABASE_URL"])

@@ -12,6 +12,8 @@ import secrets
 
 from flask import Flask, abort, request, session
 
+from .unsubscribe import ONE_CLICK_ENDPOINT
+
 FIELD = "csrf_token"
 
 
@@ -26,7 +28,7 @@ def _protect() -> None:
         return
     if request.blueprint == "api":
         return
-    if request.endpoint == "unsubscribe.unsubscribe":
+    if request.endpoint == ONE_CLICK_ENDPOINT:
         # RFC 8058 one-click: mail clients POST without cookies; the seat token
         # in the address authenticates, and all it can do is stop mail.
         return

@@ -31,7 +31,10 @@ def _caught(mail_id: int) -> CaughtMail:
 @bp.get("/")
 def index() -> Any:
     with session_scope(context().engine) as session:
-        mails = list(session.exec(select(CaughtMail).order_by(col(CaughtMail.id).desc()).limit(500)))
+        # The list shows no bodies: leave the raw messages (each with its picture) behind.
+        mails = list(session.exec(
+            select(CaughtMail.id, CaughtMail.subject, CaughtMail.kind, CaughtMail.recipient, CaughtMail.created_at)
+            .order_by(col(CaughtMail.id).desc()).limit(500)))
     return render_template("mailbox/index.html", mails=mails)
 
 

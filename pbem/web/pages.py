@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from .. import services
 from ..errors import Conflict, Invalid, ServiceError, Unauthorized
 from ..rules import Move, classic_board
-from ..rules.svg import CLAN_COLOURS, CLAN_TEXT, TERRAIN_COLOURS, board_svg
+from ..rules.svg import CLAN_COLOURS, TERRAIN_COLOURS, board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import describe_history
 from . import context
@@ -114,7 +114,6 @@ def _globals() -> dict[str, Any]:
     return {
         "signed_in": session.get("email"),
         "clan_colours": CLAN_COLOURS,
-        "clan_text": CLAN_TEXT,
         "terrain_colours": TERRAIN_COLOURS,
     }
 
@@ -239,7 +238,6 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
     """What the game templates show besides the view itself."""
     board = _board()
     moves = _moves_by_source(view)
-    terrains = {tid: board.terrains[i] for i, tid in enumerate(board.ids)}
     started = view.get("status") in ("active", "finished")
     svg = None
     if started:
@@ -267,27 +265,23 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
         "ply": view.get("ply", 0),
         "moves": {str(s): t for s, t in moves.items()},
         "founding": founding,
-        "terrains": {str(t): terrains[t] for t in terrains},
+        "terrains": {str(t): terrain for t, terrain in zip(board.ids, board.terrains)},
     }
     return {
         "token": token,
         "svg": svg,
-        "moves": moves,
         "move_options": options,
         "play_data": play_data,
         "epochs": _epochs(view),
-        "clans": CLANS,
         "scores": [{"clan": c, "score": int(scores.get(c, 0)), "width": round(100 * int(scores.get(c, 0)) / top, 1)}
                    for c in CLANS],
         "history": history,
         "chips_total": VILLAGE_CHIPS,
-        "accepted": [p["name"] for p in players if p.get("accepted")],
         "not_accepted": [p["name"] for p in players if not p.get("accepted")],
         "others": _names([p["name"] for p in players if p.get("seat") != view.get("seat")]),
         "mail_labels": MAIL_LABELS,
         "end_reason": END_REASONS.get(str(view.get("end")), view.get("end")),
         "winners_text": _names(list(view.get("winners") or [])),
-        "to_move": next((p for p in players if p.get("to_move")), None),
     }
 
 
@@ -305,13 +299,7 @@ def play(token: str) -> Any:
 
 @bp.post("/play/<token>/accept")
 def accept(token: str) -> Any:
-    try:
-        view = services.accept(context(), token)
-    except Conflict as e:
-        if e.code != "already-started":
-            raise
-        # Only players who accepted can see a started game: a second click is harmless.
-        return redirect(url_for(".play", token=token), 303)
+    view = services.accept(context(), token)  # accepting twice is accepting once
     if view.get("status") == "active":
         flash("You accepted — everyone is in, so the game has started. Your clan has been dealt.", "ok")
     else:
