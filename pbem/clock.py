@@ -32,8 +32,6 @@ from .outbox import enqueue
 
 log = logging.getLogger(__name__)
 
-#: The UTC hour after which the day's digest goes out (config ``DIGEST_HOUR``).
-DIGEST_HOUR = 7
 
 
 def reminder_lead(turn_hours: int, reminder_hours: float) -> timedelta:
@@ -66,7 +64,7 @@ def send_reminders(ctx: Context) -> list[int]:
     (``Game.reminded_for`` holds the deadline reminded for; a new deadline
     re-arms it).  Returns the outbox ids written."""
     now = ctx.now()
-    hours = float(ctx.config.get("REMINDER_HOURS", 24))
+    hours = float(ctx.config["REMINDER_HOURS"])
     horizon = now + timedelta(hours=hours)
     written: list[int] = []
     with session_scope(ctx.engine) as session:
@@ -117,7 +115,7 @@ def send_digests(ctx: Context) -> list[int]:
     ``mail = digest``, for each game in which something happened since their
     last digest.  At most one per player, game and day, however often it runs."""
     now = ctx.now()
-    if now.hour < int(ctx.config.get("DIGEST_HOUR", DIGEST_HOUR)):
+    if now.hour < int(ctx.config["DIGEST_HOUR"]):
         return []
     day = digest_day(now)
     written: list[int] = []
@@ -149,7 +147,9 @@ def digest_news(session: Any, seat: Seat, game: Game, before_id: int | None = No
 
 def last_digest_at(session: Any, seat: Seat, before_id: int | None = None) -> datetime | None:
     """When this seat's previous digest was written (its news start after it)."""
-    query = select(Outbox.created_at).where(Outbox.seat_id == seat.id, Outbox.kind == "digest",
+    # The seat's game narrows the search to that game's mail (an indexed column).
+    query = select(Outbox.created_at).where(Outbox.game_id == seat.game_id, Outbox.seat_id == seat.id,
+                                            Outbox.kind == "digest",
                                             col(Outbox.status).in_(["pending", "sent"]))
     if before_id is not None:
         query = query.where(col(Outbox.id) < before_id)

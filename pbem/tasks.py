@@ -19,6 +19,8 @@ from celery.schedules import crontab
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
+from .web import context
+
 log = logging.getLogger(__name__)
 
 #: A task waits for its own retry at most this long; later retries are the sweep's.
@@ -28,14 +30,10 @@ SWEEP_SECONDS = 60.0
 DEADLINE_SECONDS = 60.0
 
 
-def _ctx() -> Any:
-    return current_app.extensions["pbem"]
-
-
 def _transport() -> Any:
     from .mail.transport import transport_for
 
-    ctx = _ctx()
+    ctx = context()
     return transport_for(ctx.config, ctx.engine)
 
 
@@ -49,7 +47,7 @@ def deliver(self: Task, outbox_id: int) -> str:
     finds the row.  A database that cannot be reached is retried with backoff."""
     from .mail.delivery import deliver as deliver_row, next_attempt
 
-    ctx = _ctx()
+    ctx = context()
     outcome = deliver_row(ctx, outbox_id, _transport())
     if outcome == "retry" and not self.request.is_eager and self.request.retries < self.max_retries:
         when = next_attempt(ctx, outbox_id)
@@ -65,7 +63,7 @@ def sweep_outbox() -> int:
     """Hand every pending row that is due to the workers (beat runs this)."""
     from .clock import sweep_outbox as sweep
 
-    return len(sweep(_ctx(), handoff=relay))
+    return len(sweep(context(), handoff=relay))
 
 
 @shared_task(name="pbem.clock.deadlines", ignore_result=True, soft_time_limit=240, time_limit=300)
@@ -73,7 +71,7 @@ def deadlines() -> dict[str, int]:
     """The autopilot for every passed deadline, then the reminders that are due."""
     from .clock import expire_deadlines, send_reminders
 
-    ctx = _ctx()
+    ctx = context()
     return {"autopilot": len(expire_deadlines(ctx)), "reminders": len(send_reminders(ctx))}
 
 
@@ -82,7 +80,7 @@ def digests() -> int:
     """The daily digests (at most one per player, game and day however often it runs)."""
     from .clock import send_digests
 
-    return len(send_digests(_ctx()))
+    return len(send_digests(context()))
 
 
 @shared_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)
@@ -90,7 +88,7 @@ def tick() -> dict[str, int]:
     """All the periodic work once (for an operator: ``celery call pbem.clock.tick``)."""
     from .clock import tick as run
 
-    return run(_ctx())
+    return run(context())
 
 
 def relay(ids: Iterable[int]) -> None:
@@ -103,8 +101,6 @@ def relay(ids: Iterable[int]) -> None:
     rows to the sweep for ``BROKER_PAUSE`` seconds without trying."""
     celery = current_app.extensions["celery"]
     ids = list(ids)
-    if not ids:
-        return
     if time.monotonic() < celery.pbem_paused_until:
         log.info("outbox %s left for the sweep (broker failed recently)", ", ".join(map(str, ids)))
         return

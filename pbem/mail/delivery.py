@@ -19,8 +19,9 @@ from ..models import Game, Login, Outbox, Seat
 from ..rules import classic_board
 from ..rules.svg import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
-from ..rules.views import describe_history, describe_village
+from ..rules.views import describe_history, describe_village, names_text
 from . import messages
+from .picture import board_png
 from .transport import PermanentFailure, Transport
 
 log = logging.getLogger(__name__)
@@ -169,10 +170,10 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     context.update(kind=row.kind, base_url=ctx.base_url,
                    unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}")
     if row.kind == "deadline":
-        context.update(_autopilot_context(view, _event_ply(row.event), seat.position))
+        context.update(_autopilot_context(view, context["history"], _event_ply(row.event), seat.position))
     picture = None
     if row.kind in BOARD_KINDS and view.get("huts"):
-        picture = _picture(view)
+        picture = board_png(classic_board(), view)
     context["has_board"] = picture is not None
     return messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
                           picture=picture)
@@ -229,11 +230,11 @@ def _digest_since_ply(session: Session, row: Outbox, seat: Seat, game: Game) -> 
     return game.ply if first is None else int(first)
 
 
-def _autopilot_context(view: dict[str, Any], ply: int, position: int) -> dict[str, Any]:
-    """What the deadline mail says about the autopilot's move at ``ply``."""
+def _autopilot_context(view: dict[str, Any], lines: list[str], ply: int, position: int) -> dict[str, Any]:
+    """What the deadline mail says about the autopilot's move at ``ply`` (``lines``:
+    the history in words)."""
     history = view.get("history", [])
     entry = history[ply] if 0 <= ply < len(history) else None
-    lines = describe_history(view)
     absent = entry is not None and view["players"][entry["seat"]].get("absent", False)
     return {
         "autopilot_for": entry["player"] if entry else "",
@@ -243,14 +244,6 @@ def _autopilot_context(view: dict[str, Any], ply: int, position: int) -> dict[st
         "autopilot_absent": absent,
         "autopilot_ply": ply + 1,
     }
-
-
-def _picture(view: dict[str, Any]) -> bytes | None:
-    try:
-        from .picture import board_png
-    except ImportError:  # Pillow missing: the text part stands alone
-        return None
-    return board_png(classic_board(), view)
 
 
 def when_text(when: datetime | None) -> str:
@@ -325,7 +318,7 @@ def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: 
         "game": view["game"],
         "name": seat_name,
         "link": link,
-        "others": ", ".join(others[:-1]) + (" and " if len(others) > 1 else "") + (others[-1] if others else ""),
+        "others": names_text(others),
         "inviter_line": "",
         "turn_hours": view.get("turn_hours"),
         "since": history[since_ply:] if since_ply < len(history) else [],

@@ -5,12 +5,19 @@ from __future__ import annotations
 import smtplib
 import ssl
 from email.message import EmailMessage
+from functools import lru_cache
 from typing import Any, Protocol
 
 from sqlalchemy.engine import Engine
 
 from ..db import session_scope
 from ..models import CaughtMail
+
+
+@lru_cache(maxsize=1)
+def _tls_context() -> ssl.SSLContext:
+    # Loading the system's certificates costs about 20 ms: once per process, not per message.
+    return ssl.create_default_context()
 
 
 class PermanentFailure(Exception):
@@ -35,7 +42,7 @@ class SmtpTransport:
         try:
             with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
                 if self.tls:
-                    smtp.starttls(context=ssl.create_default_context())
+                    smtp.starttls(context=_tls_context())
                 if self.user:
                     smtp.login(self.user, self.password)
                 smtp.send_message(message)

@@ -118,6 +118,17 @@ def describe_history(view: dict[str, Any]) -> list[str]:
     return lines
 
 
+def names_text(names: list[str]) -> str:
+    """Names as a sentence lists them.
+
+    >>> names_text([]), names_text(["Ann"]), names_text(["Ann", "Bob"]), names_text(["Ann", "Bob", "Cid"])
+    ('', 'Ann', 'Ann and Bob', 'Ann, Bob and Cid')
+    """
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def describe_village(v: dict[str, Any]) -> str:
     roman = EPOCHS[v["epoch"] - 1].roman
     scored = ", ".join(v["clans"]) or "nobody"

@@ -21,7 +21,7 @@ from ..errors import Conflict, Invalid, ServiceError, Unauthorized
 from ..rules import Move, classic_board
 from ..rules.svg import CLAN_COLOURS, TERRAIN_COLOURS, board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
-from ..rules.views import describe_history
+from ..rules.views import describe_history, names_text
 from . import context
 
 bp = Blueprint("pages", __name__)
@@ -116,13 +116,6 @@ def _globals() -> dict[str, Any]:
         "clan_colours": CLAN_COLOURS,
         "terrain_colours": TERRAIN_COLOURS,
     }
-
-
-def _names(names: list[str]) -> str:
-    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cid``."""
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # -- home and starting a game ------------------------------------------------
@@ -278,10 +271,10 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
         "history": history,
         "chips_total": VILLAGE_CHIPS,
         "not_accepted": [p["name"] for p in players if not p.get("accepted")],
-        "others": _names([p["name"] for p in players if p.get("seat") != view.get("seat")]),
+        "others": names_text([p["name"] for p in players if p.get("seat") != view.get("seat")]),
         "mail_labels": MAIL_LABELS,
         "end_reason": END_REASONS.get(str(view.get("end")), view.get("end")),
-        "winners_text": _names(list(view.get("winners") or [])),
+        "winners_text": names_text(list(view.get("winners") or [])),
     }
 
 

@@ -295,7 +295,7 @@ def test_daily_digest(ctx: Any) -> None:
     assert not {m["To"] for m in caught(ctx, kind="turn")[turns_before:]} & set(digesters)
     clock.tick(ctx)  # before DIGEST_HOUR: nothing yet
     assert caught(ctx, kind="digest") == []
-    now.at = now.at.replace(hour=clock.DIGEST_HOUR, minute=5)
+    now.at = now.at.replace(hour=ctx.config["DIGEST_HOUR"], minute=5)
     clock.tick(ctx)
     clock.tick(ctx)
     digests = caught(ctx, kind="digest")
