@@ -71,15 +71,7 @@ def _score(game: Game, move: Move, order: tuple[int, ...] | None, seat: int,
 
 def _mobility(game: Game, clan: int) -> int:
     """Our huts still on territories that can move or be joined."""
-    total = 0
-    live = game._live
-    packed = game._packed
-    shift = 16 * clan
-    while live:
-        low = live & -live
-        live ^= low
-        total += (packed[low.bit_length() - 1] >> shift) & 0xFFFF
-    return total
+    return game.live_huts(clan)
 
 
 def random_move(game: Game, rng: random.Random) -> tuple[Move, None]:

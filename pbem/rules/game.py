@@ -245,6 +245,17 @@ class Game:
         """Every non-empty territory with its huts by clan."""
         return {tid: self.huts(tid) for tid in self.occupied()}
 
+    def live_huts(self, clan: int) -> int:
+        """The huts of clan number ``clan`` (its index in ``CLANS``) on territories
+        that can still move or be joined."""
+        total = 0
+        live, packed, shift = self._live, self._packed, _FIELD * clan
+        while live:
+            low = live & -live
+            live ^= low
+            total += packed[low.bit_length() - 1] >> shift & _FIELD_MASK
+        return total
+
     def scores(self) -> dict[str, int]:
         return dict(zip(CLANS, self.clan_scores))
 
@@ -258,6 +269,15 @@ class Game:
         ids = self.board.ids
         for code in sorted(self._legal_codes()):
             yield Move(ids[code >> _SHIFT], ids[code & _MASK])
+
+    def legal_moves_with_villages(self) -> list[tuple[Move, tuple[int, ...]]]:
+        """Every legal move (in :meth:`legal_moves`' order) with the villages it
+        would found: one pass, without checking again moves known to be legal."""
+        if self.end is not None:
+            return []
+        ids, founding = self.board.ids, self._founding
+        return [(Move(ids[code >> _SHIFT], ids[code & _MASK]), founding(code >> _SHIFT, code & _MASK))
+                for code in sorted(self._legal_codes())]
 
     def _legal_codes(self) -> list[int]:
         counts, arcs = self._counts, self._arcs
@@ -576,11 +596,16 @@ class Game:
         ]
         game.clan_scores = list(data["clan_scores"])
         game.chips = list(data["chips"])
-        game.history = [
-            Played(i, h["seat"], Move.parse(h["move"]), tuple(h["order"]), tuple(h["villages"]),
-                   bool(h.get("explicit")))
-            for i, h in enumerate(data["history"])
-        ]
+        # The history grows with every move and is read on every request: its
+        # moves ("12-13", as to_json wrote them) come from the board's table of
+        # Move objects, and the entries are built as _apply builds them.
+        moves, index = board.moves, board.index
+        history = game.history = []
+        for i, h in enumerate(data["history"]):
+            source, _, target = h["move"].partition("-")
+            history.append(tuple.__new__(Played, (
+                i, h["seat"], moves[index[int(source)]][index[int(target)]], tuple(h["order"]),
+                tuple(h["villages"]), bool(h.get("explicit")))))
         game.end = data["end"]
         return game
 

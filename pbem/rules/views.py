@@ -65,13 +65,9 @@ def player_view(game: Game, seat: int) -> dict[str, Any]:
     so a client can ask for their order)."""
     view = public_view(game)
     yours = game.turn == seat
-    legal = [str(m) for m in game.legal_moves()] if yours else []
-    founding: dict[str, list[int]] = {}
-    if yours:
-        for m in game.legal_moves():
-            villages = game.founding(m)
-            if villages:
-                founding[str(m)] = list(villages)
+    moves = game.legal_moves_with_villages() if yours else []
+    legal = [str(m) for m, _ in moves]
+    founding = {str(m): list(villages) for m, villages in moves if villages}
     view.update(
         seat=seat,
         you=game.players[seat],
