@@ -6,8 +6,6 @@ salts, so new tokens, and its own email addresses)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -106,6 +104,8 @@ def clone_games(database_url: str, templates: Sequence[int], count: int, *, hist
     to move, waiting to be delivered."""
     import psycopg
 
+    from pbem import tokens
+
     url = database_url.replace("postgresql+psycopg://", "postgresql://")
     out: list[tuple[int, list[str]]] = []
     with psycopg.connect(url) as conn:
@@ -145,7 +145,7 @@ def clone_games(database_url: str, templates: Sequence[int], count: int, *, hist
                     next_seat += 1
                     seat_ids[s["id"]] = sid
                     row = dict(s, id=sid, game_id=gid, token_salt=salt,
-                               token_hash=hashlib.sha256(token.encode()).hexdigest(),
+                               token_hash=tokens.digest(token),
                                email=f"{s['name'].lower()}.{gid}@bench.example")
                     seat_rows.append([row[c] for c in SEAT_COLUMNS])
                     emails[sid] = row["email"]
@@ -261,11 +261,3 @@ def count_games(database_url: str) -> int:
 
     with psycopg.connect(database_url.replace("postgresql+psycopg://", "postgresql://")) as conn:
         return int(conn.execute("SELECT count(*) FROM game").fetchone()[0])  # type: ignore[index]
-
-
-def state_of(database_url: str, game_id: int) -> dict[str, Any]:
-    import psycopg
-
-    with psycopg.connect(database_url.replace("postgresql+psycopg://", "postgresql://")) as conn:
-        row = conn.execute("SELECT state FROM game WHERE id = %s", [game_id]).fetchone()
-        return json.loads(row[0]) if row and row[0] else {}

@@ -13,7 +13,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -49,7 +49,6 @@ class Infra:
         self.procs: list[tuple[str, subprocess.Popen[bytes]]] = []
         self.databases: list[str] = []
         self.redis_keys: list[str] = []
-        self.cleanups: list[Callable[[], None]] = []
         self.run_id = uuid.uuid4().hex[:8]
         self._redis_url = SHARED_REDIS
         LOGS.mkdir(parents=True, exist_ok=True)
@@ -157,12 +156,6 @@ class Infra:
 
     def close(self) -> None:
         errors = []
-        for fn in reversed(self.cleanups):
-            try:
-                fn()
-            except Exception as e:  # noqa: BLE001 - clean up the rest regardless
-                errors.append(f"cleanup: {e}")
-        self.cleanups.clear()
         for _label, proc in list(reversed(self.procs)):
             try:
                 self.stop(proc)

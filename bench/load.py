@@ -11,7 +11,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from .common import percentile
@@ -45,9 +45,6 @@ class Client:
             self.conn.close()
         return response.status, payload
 
-    def setup(self) -> None:
-        """Untimed preparation."""
-
     def step(self) -> bool:
         raise NotImplementedError
 
@@ -63,8 +60,7 @@ class LoadResult:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     exhausted: int = 0  # clients that ran out of work before the stop
-    started: int = 0  # every request answered, warm-up and stragglers included
-    cpu_ms: float | None = None  # the server's CPU per started request, when measured
+    cpu_ms: float | None = None  # the server's CPU per request (warm-up included), when measured
 
     @property
     def throughput(self) -> float:
@@ -88,8 +84,6 @@ def closed_loop(clients: Sequence[Client], seconds: float, warmup: float = 1.0,
     also the CPU those processes spent per request."""
     from .infra import cpu_seconds
 
-    for c in clients:
-        c.setup()
     start_gate = threading.Barrier(len(clients) + 1)
     lock = threading.Lock()
     samples: list[tuple[float, float]] = []
@@ -135,7 +129,7 @@ def closed_loop(clients: Sequence[Client], seconds: float, warmup: float = 1.0,
         c.close()
     begin, end = window
     inside = [t1 - t0 for t0, t1 in samples if t0 >= begin and t1 <= end]
-    return LoadResult(len(clients), end - begin, inside, len(errors), errors[:20], exhausted[0], len(samples),
+    return LoadResult(len(clients), end - begin, inside, len(errors), errors[:20], exhausted[0],
                       cpu * 1000 / len(samples) if server and samples else None)
 
 
@@ -224,30 +218,12 @@ class FloorClient(Client):
 class GetClient(Client):
     """GETs one path over and over (the read benchmark)."""
 
-    def __init__(self, base_url: str, path: str, check: Callable[[int, bytes], None] | None = None) -> None:
+    def __init__(self, base_url: str, path: str) -> None:
         super().__init__(base_url)
         self.path = path
-        self.check = check
 
     def step(self) -> bool:
         status, payload = self.request("GET", self.path)
         if status != 200:
             raise RequestFailed(f"GET {self.path}: {status} {payload[:200]!r}")
-        if self.check:
-            self.check(status, payload)
         return True
-
-
-def timed_gets(base_url: str, path: str, count: int, warmup: int = 20) -> list[float]:
-    """One client, ``count`` sequential GETs after ``warmup`` untimed ones: the latencies
-    in seconds."""
-    client = GetClient(base_url, path)
-    for _ in range(warmup):
-        client.step()
-    out = []
-    for _ in range(count):
-        t0 = time.perf_counter()
-        client.step()
-        out.append(time.perf_counter() - t0)
-    client.close()
-    return out

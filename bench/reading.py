@@ -19,10 +19,8 @@ from .infra import Infra, psycopg_url, service_env, sqlalchemy_url, POSTGRES_ADM
 from .load import GetClient
 
 
-def _templates(ctx: Any, say: Callable[[str], None]) -> dict[str, tuple[int, list[str]]]:
+def _templates(ctx: Any) -> dict[str, tuple[int, list[str]]]:
     """The real games: one at ply 1, one at ply 45, and others at every stage."""
-    from pbem import services
-
     rng = random.Random(11)
     out: dict[str, tuple[int, list[str]]] = {}
     out["invited"] = gamedata.new_game(ctx, 3, start=False)
@@ -32,8 +30,7 @@ def _templates(ctx: Any, say: Callable[[str], None]) -> dict[str, tuple[int, lis
             game_id, toks = gamedata.new_game(ctx, players)
             reached = gamedata.play(ctx, toks, plies, rng)
             if reached >= plies or name == "finished":
-                break
-            services.public_game(ctx, game_id)  # a game that ended early stays, as a finished one
+                break  # a game that ended early stays in the database, as a finished one
         else:
             raise RuntimeError(f"no game reached ply {plies}")
         out[name] = (game_id, toks)
@@ -66,7 +63,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     big_count = 10_000 if quick else 100_000
     small_url = infra.database("read10")
     ctx = gamedata.context(small_url)
-    games = _templates(ctx, say)
+    games = _templates(ctx)
     ctx.engine.dispose()
     have = gamedata.count_games(small_url)
     gamedata.clone_games(small_url, [g for g, _ in games.values()], 10 - have)
