@@ -68,19 +68,21 @@ def send_reminders(ctx: Context) -> list[int]:
     horizon = now + timedelta(hours=hours)
     written: list[int] = []
     with session_scope(ctx.engine) as session:
+        # Only the columns the decision needs (not the snapshot), and only deadlines
+        # not reminded yet: this runs every minute.
         games = session.exec(
-            select(Game).where(Game.status == "active", col(Game.deadline).is_not(None),
-                               col(Game.deadline) > now, col(Game.deadline) <= horizon)
+            select(Game.id, Game.ply, Game.turn_seat, Game.turn_hours, Game.deadline)
+            .where(Game.status == "active", col(Game.deadline).is_not(None),
+                   col(Game.deadline) > now, col(Game.deadline) <= horizon,
+                   or_(col(Game.reminded_for).is_(None), col(Game.reminded_for) != col(Game.deadline)))
         ).all()
         candidates = []
-        for game in games:
-            deadline = as_utc(game.deadline)
+        for game_id, ply, turn_seat, turn_hours, when in games:
+            deadline = as_utc(when)
             assert deadline is not None
-            if as_utc(game.reminded_for) == deadline:
+            if now < deadline - reminder_lead(turn_hours, hours):
                 continue
-            if now < deadline - reminder_lead(game.turn_hours, hours):
-                continue
-            candidates.append((game.id, game.ply, game.turn_seat, deadline))
+            candidates.append((game_id, ply, turn_seat, deadline))
     for game_id, ply, turn_seat, deadline in candidates:
         with session_scope(ctx.engine) as session:
             # Only one clock may claim this reminder; a move or a pause since the

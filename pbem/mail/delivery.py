@@ -51,14 +51,6 @@ def _claim(session: Session, outbox_id: int, now: datetime) -> Outbox | None:
     return None if got is None else Outbox(**got._mapping)
 
 
-def claim(ctx: Context, outbox_id: int) -> int | None:
-    """Take the row for this worker (in a transaction of its own) unless another
-    holds it or it is done; returns the number of this attempt, or ``None``."""
-    with session_scope(ctx.engine) as session:
-        row = _claim(session, outbox_id, ctx.now())
-        return None if row is None else row.attempts
-
-
 def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     """Deliver one message; returns what became of it: ``sent``, ``skipped``
     (the world moved on), ``busy`` (someone else has it), ``retry`` (a passing

@@ -18,6 +18,14 @@ from tests.mail.smtpd import frozen_clock
 from tests.support import PLAYERS, new_game, to_move
 
 
+def _claim(ctx: Any, outbox_id: int) -> int | None:
+    """A worker taking a row in a transaction of its own (and then, in these tests,
+    dying): the number of this attempt, or ``None``."""
+    with session_scope(ctx.engine) as session:
+        row = delivery._claim(session, outbox_id, ctx.now())
+        return None if row is None else row.attempts
+
+
 def rows(ctx: Any, kind: str | None = None) -> list[Outbox]:
     with session_scope(ctx.engine) as session:
         query = select(Outbox).order_by(col(Outbox.id))
@@ -190,7 +198,7 @@ def test_worker_killed_before_sending(sctx: Any, smtp: Any) -> None:
     ctx.relay = lambda ids: None  # the relay's message is lost with the worker
     new_game(ctx, start=False)
     row = rows(ctx, "invite")[0]
-    assert delivery.claim(ctx, row.id)  # ... and the worker dies here
+    assert _claim(ctx, row.id)  # ... and the worker dies here
     clock.tick(ctx)
     assert row.message_id not in _ids(smtp)  # leased: nobody else takes it yet
     now.advance(seconds=delivery.LEASE.total_seconds() + 1)
@@ -210,7 +218,7 @@ def test_worker_killed_after_sending_duplicates_at_most_once(sctx: Any, smtp: An
     ctx.relay = lambda ids: None
     new_game(ctx, start=False)
     row = rows(ctx, "invite")[0]
-    assert delivery.claim(ctx, row.id)
+    assert _claim(ctx, row.id)
     with session_scope(ctx.engine) as session:
         message = delivery.compose(ctx, session, session.get(Outbox, row.id))  # type: ignore[arg-type]
     assert message is not None
