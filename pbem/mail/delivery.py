@@ -40,7 +40,7 @@ _CLAIM = (
     .values(next_attempt_at=bindparam("lease_until"), attempts=_OUTBOX.c.attempts + 1)
     .returning(*_OUTBOX.c)
 )
-_FINISH = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
+_UPDATE_ROW = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
 
 
 def _claim(session: Session, outbox_id: int, now: datetime) -> Outbox | None:
@@ -99,7 +99,7 @@ def backoff(attempts: int) -> timedelta:
 
 
 def _mark(session: Session, outbox_id: int, **values: Any) -> None:
-    session.connection().execute(_FINISH.values(**values), {"row_id": outbox_id})
+    session.connection().execute(_UPDATE_ROW.values(**values), {"row_id": outbox_id})
 
 
 def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
