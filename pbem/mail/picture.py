@@ -11,7 +11,6 @@ hut-token sprites.  A render copies the map and draws only what the view adds.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,6 +54,8 @@ from pbem.rules.svg import (
     lay_out,
     terrain_colour,
 )
+
+from .png import palette_png
 
 DEFAULT_WIDTH = 1200
 #: Supersampling factor of the cached map and token sprites.
@@ -229,11 +230,7 @@ def board_png(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WID
     img = render(board, view, width=width)
     # Mapping onto a palette made once per board is several times faster than
     # choosing a palette for every picture, and the pictures look the same.
-    small = img.quantize(palette=_palette(board, width), dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    # zlib level 3: half the time of level 6, for a file about a sixth larger.
-    small.save(out, format="PNG", compress_level=3)
-    return out.getvalue()
+    return palette_png(img.quantize(palette=_palette(board, width), dither=Image.Dither.NONE))
 
 
 @lru_cache(maxsize=8)
