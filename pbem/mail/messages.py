@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import formatdate
 from functools import lru_cache
@@ -28,6 +30,25 @@ class Envelope:
     game_id: int | None = None
     #: https link whose POST turns this player's turn mail off (RFC 8058).
     unsubscribe: str | None = None
+
+
+class _Headers(HeaderRegistry):
+    """The email package parses every header value it is given, and most of a
+    notice's (content types, encodings, the kind) are the same in every message:
+    each such text is parsed once.  Parsed headers are immutable strings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._parsed = lru_cache(maxsize=512)(super().__call__)
+
+    def __call__(self, name: str, value: object) -> BaseHeader:
+        if type(value) is str:
+            return self._parsed(name, value)  # type: ignore[no-any-return]
+        return super().__call__(name, value)  # type: ignore[no-any-return]
+
+
+#: The default policy (``\n`` line ends; the SMTP adapter writes ``\r\n``).
+POLICY = policy.default.clone(header_factory=_Headers())
 
 
 @lru_cache(maxsize=1)
@@ -60,7 +81,7 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     """The whole message: plain text, plus HTML (with the board as an inline PNG
     when ``picture`` is given) when the kind has an HTML template."""
     subject, text = render_text(envelope.kind, context)
-    msg = EmailMessage()
+    msg = EmailMessage(policy=POLICY)
     msg["Subject"] = subject
     msg["From"] = envelope.sender
     msg["To"] = envelope.recipient

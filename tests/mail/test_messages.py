@@ -59,3 +59,20 @@ def test_text_that_looks_like_a_boundary_does_not_split_the_message() -> None:
     text, related = parsed.get_payload()  # type: ignore[misc]
     assert "=_pbem_" + "0" * 32 in text.get_content()
     assert [p.get_content_type() for p in related.get_payload()] == ["text/html", "image/png"]
+
+
+def test_headers_read_back_from_the_wire_message_after_message() -> None:
+    # Header values are parsed once and shared between messages: each message must
+    # still carry its own, and non-ASCII names must be encoded on the wire.
+    people = [("Zoë", "zoe@example.org"), ("Ana", "ana@example.org"), ("Zoë", "zoe@example.org")]
+    for n, (name, address) in enumerate(people):
+        envelope = messages.Envelope(sender="Clans <clans@clans.example>", recipient=f"{name} <{address}>",
+                                     message_id=f"<{n}.login@clans.example>", kind="login")
+        built = messages.build(envelope, _context(name))
+        raw = built.as_bytes(policy=built.policy.clone(linesep="\r\n"))
+        assert raw.partition(b"\r\n\r\n")[0].isascii()
+        parsed = _wire(built)
+        (to,) = parsed["To"].addresses
+        assert (to.display_name, to.addr_spec) == (name, address)
+        assert parsed["Message-ID"] == f"<{n}.login@clans.example>"
+        assert parsed["X-PBEM-Kind"] == "login"
