@@ -10,6 +10,7 @@ from email.message import EmailMessage
 from typing import Any
 
 from sqlalchemy import bindparam, update
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from .. import services
@@ -71,7 +72,7 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
             # MAX_ATTEMPTS like a server that keeps refusing.
             message = compose(ctx, session, row)
             if message is None:
-                _mark(session, outbox_id, status="skipped")
+                _mark(session.connection(), outbox_id, status="skipped")
                 return "skipped"
         leased = True
         transport.send(message)
@@ -98,8 +99,8 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=base * random.uniform(0.75, 1.25))
 
 
-def _mark(session: Session, outbox_id: int, **values: Any) -> None:
-    session.connection().execute(_UPDATE_ROW.values(**values), {"row_id": outbox_id})
+def _mark(conn: Connection, outbox_id: int, **values: Any) -> None:
+    conn.execute(_UPDATE_ROW.values(**values), {"row_id": outbox_id})
 
 
 def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
@@ -111,8 +112,9 @@ def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
         values["next_attempt_at"] = retry_at
     if count_attempt:
         values["attempts"] = _OUTBOX.c.attempts + 1
-    with session_scope(ctx.engine) as session:
-        _mark(session, outbox_id, **values)
+    # One statement: a transaction on the engine, without an ORM session around it.
+    with ctx.engine.begin() as conn:
+        _mark(conn, outbox_id, **values)
 
 
 def due(ctx: Context, limit: int = 200) -> list[int]:
