@@ -43,8 +43,8 @@ class _Headers(HeaderRegistry):
 
     def __call__(self, name: str, value: object) -> BaseHeader:
         if type(value) is str:
-            return self._parsed(name, value)  # type: ignore[no-any-return]
-        return super().__call__(name, value)  # type: ignore[no-any-return]
+            return self._parsed(name, value)
+        return super().__call__(name, value)
 
 
 #: The default policy (``\n`` line ends; the SMTP adapter writes ``\r\n``).
@@ -103,7 +103,7 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
         msg.make_alternative(boundary=_boundary())
         msg.add_alternative(_inline_css(html), subtype="html")
         if picture is not None:
-            html_part = msg.get_payload()[1]  # type: ignore[index]
+            html_part: EmailMessage = msg.get_payload()[1]  # type: ignore[index, assignment]
             html_part.make_related(boundary=_boundary())
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")

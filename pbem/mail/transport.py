@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import smtplib
 import ssl
-from email.message import EmailMessage
+from email.generator import BytesGenerator
+from email.message import EmailMessage, Message
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -18,6 +20,28 @@ from ..models import CaughtMail
 def _tls_context() -> ssl.SSLContext:
     # Loading the system's certificates costs about 20 ms: once per process, not per message.
     return ssl.create_default_context()
+
+
+class _Generator(BytesGenerator):
+    """What ``smtplib.send_message`` writes, byte for byte, except that an image
+    part's base64 text goes out in one write: the stock generator writes it line by
+    line, 1,400 lines for the board picture (0.8 ms of a notice's 14 ms of CPU)."""
+
+    def _handle_image(self, msg: Message) -> None:
+        payload = msg.get_payload()
+        if (not isinstance(payload, str) or not payload.isascii()
+                or str(msg.get("Content-Transfer-Encoding", "")).lower() != "base64"):
+            return super()._handle_text(msg)  # type: ignore[misc, no-any-return]
+        lines = payload.replace("\r\n", "\n").replace("\r", "\n")
+        self._fp.write(lines.replace("\n", self._NL).encode("ascii"))  # type: ignore[attr-defined]
+
+
+def wire_bytes(message: EmailMessage, *, utf8: bool = False) -> bytes:
+    """The message as it goes over SMTP (CRLF line ends; ``utf8``: headers in
+    UTF-8, for an SMTPUTF8 server)."""
+    out = io.BytesIO()
+    _Generator(out, policy=message.policy.clone(utf8=utf8)).flatten(message, linesep="\r\n")  # type: ignore[call-arg]
+    return out.getvalue()
 
 
 class PermanentFailure(Exception):
@@ -39,13 +63,24 @@ class SmtpTransport:
         self.tls, self.timeout = tls, timeout
 
     def send(self, message: EmailMessage) -> None:
+        # smtplib.send_message's envelope, for the one sender and recipient
+        # pbem's messages have: non-ASCII addresses need an SMTPUTF8 server.
+        sender = message["From"].addresses[0].addr_spec
+        recipients = [a.addr_spec for a in message["To"].addresses]
+        international = not all(a.isascii() for a in (sender, *recipients))
+        raw = wire_bytes(message, utf8=international)
         try:
             with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
                 if self.tls:
                     smtp.starttls(context=_tls_context())
                 if self.user:
                     smtp.login(self.user, self.password)
-                smtp.send_message(message)
+                smtp.ehlo_or_helo_if_needed()
+                if international and not smtp.has_extn("smtputf8"):
+                    raise PermanentFailure(f"the server does not take non-ASCII addresses (SMTPUTF8): "
+                                           f"{', '.join(recipients)}")
+                smtp.sendmail(sender, recipients, raw,
+                              mail_options=("SMTPUTF8", "BODY=8BITMIME") if international else ())
         except smtplib.SMTPRecipientsRefused as e:
             codes = [code for code, _ in e.recipients.values()]
             if all(500 <= c < 600 for c in codes):
