@@ -76,11 +76,17 @@ class SmtpTransport:
                 if self.user:
                     smtp.login(self.user, self.password)
                 smtp.ehlo_or_helo_if_needed()
-                if international and not smtp.has_extn("smtputf8"):
-                    raise PermanentFailure(f"the server does not take non-ASCII addresses (SMTPUTF8): "
-                                           f"{', '.join(recipients)}")
-                smtp.sendmail(sender, recipients, raw,
-                              mail_options=("SMTPUTF8", "BODY=8BITMIME") if international else ())
+                options: tuple[str, ...] = ()
+                if international:
+                    if not smtp.has_extn("smtputf8"):
+                        raise PermanentFailure(f"the server does not take non-ASCII addresses (SMTPUTF8): "
+                                               f"{', '.join(recipients)}")
+                    options = ("SMTPUTF8", "BODY=8BITMIME")
+                elif not raw.isascii() and smtp.has_extn("8bitmime"):
+                    # Text with letters beyond ASCII goes as 8-bit (the email policy's
+                    # choice, and every server's habit): declare it where we can (RFC 6152).
+                    options = ("BODY=8BITMIME",)
+                smtp.sendmail(sender, recipients, raw, mail_options=options)
         except smtplib.SMTPRecipientsRefused as e:
             codes = [code for code, _ in e.recipients.values()]
             if all(500 <= c < 600 for c in codes):

@@ -29,6 +29,7 @@ class Received:
     mail_from: str
     rcpt_tos: list[str]
     message: EmailMessage
+    mail_options: list[str] = field(default_factory=list)
 
     @property
     def kind(self) -> str:
@@ -57,7 +58,8 @@ class Collector:
         raw = envelope.original_content or envelope.content
         message = email.message_from_bytes(raw, policy=email.policy.default)
         with self.lock:
-            self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message))  # type: ignore[arg-type]
+            self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message,  # type: ignore[arg-type]
+                                          list(envelope.mail_options)))
         return "250 OK"
 
     def messages(self, to: str | None = None, kind: str | None = None) -> list[Received]:

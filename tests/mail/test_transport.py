@@ -51,6 +51,7 @@ def test_non_ascii_address_goes_with_smtputf8(server: tuple[Collector, int]) -> 
     # The header is raw UTF-8 on the wire (the parser keeps such bytes as surrogates).
     to = got.message["To"].addresses[0].addr_spec
     assert to.encode("ascii", "surrogateescape").decode("utf-8") == "zoë@example.org"
+    assert {"SMTPUTF8", "BODY=8BITMIME"} <= set(got.mail_options)
     assert got.message.get_body(preferencelist=("related",)) is not None
 
 
@@ -69,3 +70,16 @@ def test_ascii_addresses_need_no_smtputf8(server: tuple[Collector, int]) -> None
     (got,) = collector.messages()
     assert got.mail_from == "clans@clans.example" and got.rcpt_tos == ["zoe@example.org"]
     assert got.message.get_body(preferencelist=("related",)) is not None
+    assert "SMTPUTF8" not in got.mail_options
+
+
+@pytest.mark.parametrize("server", [False], indirect=True)
+def test_an_8bit_body_is_declared(server: tuple[Collector, int]) -> None:
+    collector, port = server
+    message = _message()
+    message.get_body(preferencelist=("plain",)).set_content("Zoë moved 12 → 13\n")
+    assert not wire_bytes(message).isascii()
+    SmtpTransport("127.0.0.1", port, timeout=5).send(message)
+    (got,) = collector.messages()
+    assert "BODY=8BITMIME" in got.mail_options
+    assert got.message.get_body(preferencelist=("plain",)).get_content().rstrip() == "Zoë moved 12 → 13"
