@@ -32,8 +32,8 @@ class _Generator(BytesGenerator):
         if (not isinstance(payload, str) or not payload.isascii()
                 or str(msg.get("Content-Transfer-Encoding", "")).lower() != "base64"):
             return super()._handle_text(msg)  # type: ignore[misc, no-any-return]
-        lines = payload.replace("\r\n", "\n").replace("\r", "\n")
-        self._fp.write(lines.replace("\n", self._NL).encode("ascii"))  # type: ignore[attr-defined]
+        lines = payload.replace("\r\n", "\n").replace("\r", "\n").replace("\n", self._NL)
+        self._fp.write(lines.encode("ascii"))  # type: ignore[attr-defined]
 
 
 def wire_bytes(message: EmailMessage, *, utf8: bool = False) -> bytes:
