@@ -42,6 +42,13 @@ class Invalid(ServiceError):
     code = "invalid"
     status = 422
 
+    def __init__(self, message: str, *, code: str | None = None, player: int | None = None,
+                 field: str | None = None) -> None:
+        super().__init__(message, code=code)
+        #: What the message is about, for a form to point at: the player (counted
+        #: from 1, as the message says) and the field (``name``, ``email``, ``turn_hours``).
+        self.player, self.field = player, field
+
 
 class MoveRefused(ServiceError):
     """The rules refused a move; ``code`` is one of ``record.md``'s codes."""

@@ -180,15 +180,16 @@ def parse_players(raw: Any) -> list[NewPlayer]:
     out = []
     for n, p in enumerate(raw, 1):
         if not isinstance(p, dict):
-            raise errors.Invalid(f"player {n}: expected a name and an email", code="invalid-players")
+            raise errors.Invalid(f"player {n}: expected a name and an email", code="invalid-players", player=n)
         name = p.get("name")
         email = p.get("email")
         if not isinstance(name, str) or not name.strip() or len(name.strip()) > 60 \
                 or any(ord(ch) < 32 for ch in name):
-            raise errors.Invalid(f"player {n}: a name of 1 to 60 characters is needed", code="invalid-players")
+            raise errors.Invalid(f"player {n}: a name of 1 to 60 characters is needed", code="invalid-players",
+                                 player=n, field="name")
         if not isinstance(email, str) or len(email) > 254 or not _EMAIL.fullmatch(email.strip()):
             raise errors.Invalid(f"player {n}: {str(email)[:80]!r} is not an email address",
-                                 code="invalid-email")
+                                 code="invalid-email", player=n, field="email")
         # Addresses are kept in lower case so that look-ups by address are exact
         # and indexed (no LIKE: '_' and '%' are legal in addresses).
         out.append(NewPlayer(name.strip(), email.strip().lower()))
@@ -203,7 +204,8 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
     """Create a game and invite its players; it starts when all have accepted."""
     hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
-        raise errors.Invalid(f"turn time must be 1 to {MAX_TURN_HOURS} hours", code="invalid-turn-hours")
+        raise errors.Invalid(f"turn time must be 1 to {MAX_TURN_HOURS} hours", code="invalid-turn-hours",
+                             field="turn_hours")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         game = Game(turn_hours=hours, created_at=now, seed=secrets.randbits(31))

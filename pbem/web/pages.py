@@ -125,21 +125,10 @@ def _blank_rows() -> list[dict[str, str]]:
     return [{"name": "", "email": ""} for _ in range(FORM_ROWS)]
 
 
-_PLAYER_N = re.compile(r"^player (\d+):")
-
-
 def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = None,
-          error: str | None = None, status: int = 200, code: str | None = None,
-          used: list[int] | None = None) -> Any:
+          error: str | None = None, status: int = 200, *, bad_row: int | None = None,
+          bad_field: str | None = None) -> Any:
     hours = turn_hours if turn_hours is not None else str(context().config["TURN_HOURS"])
-    # Point at the field the message is about, when it says.
-    bad_row, bad_field = None, None
-    m = _PLAYER_N.match(error or "")
-    if m and used and 1 <= int(m.group(1)) <= len(used):
-        bad_row = used[int(m.group(1)) - 1]
-        bad_field = "email" if code == "invalid-email" else "name"
-    elif code in ("invalid-turn-hours", "bad-hours"):
-        bad_field = "hours"
     return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours,
                            error=_sentence(error) if error else None, bad_row=bad_row, bad_field=bad_field,
                            min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
@@ -164,13 +153,15 @@ def create_game() -> Any:
         m = _WHOLE.fullmatch(hours_text)
         if m is None:
             return _home(rows, hours_text, "The turn time must be a whole number of hours, e.g. 72.", 422,
-                         "bad-hours")
+                         bad_field="turn_hours")
         hours = int(m.group(1))
     try:
         parsed = services.parse_players(players)
         game_id = services.start_game(context(), parsed, hours)
     except Invalid as e:
-        return _home(rows, hours_text, e.message, e.status, e.code, used)
+        # Point at the field the message is about (players count the rows in use).
+        row = used[e.player - 1] if e.player is not None and 1 <= e.player <= len(used) else None
+        return _home(rows, hours_text, e.message, e.status, bad_row=row, bad_field=e.field)
     return redirect(url_for(".game", game_id=game_id, new=1), 303)
 
 

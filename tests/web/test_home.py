@@ -132,3 +132,13 @@ def test_the_field_in_error_is_marked(client, ctx):
     assert marked == ["email3"]
     page = client.post("/games", data=dict(form, email3="dee@example.org", turn_hours="x")).get_data(as_text=True)
     assert re.findall(r'<input id="(\w+)"[^>]*aria-invalid="true"', page) == ["turn_hours"]
+
+
+def test_a_name_in_error_is_marked_whatever_the_message_says(client, ctx):
+    # The row comes from the error itself, not from parsing its wording.
+    form = dict(FORM, csrf_token=csrf_token(client), name3="x" * 61, email3="dee@example.org")
+    page = client.post("/games", data=form).get_data(as_text=True)
+    assert "Player 3: a name of 1 to 60 characters is needed." in page
+    assert re.findall(r'<input id="(\w+)"[^>]*aria-invalid="true"', page) == ["name3"]
+    page = client.post("/games", data=dict(form, name3="Dee", turn_hours="100000")).get_data(as_text=True)
+    assert re.findall(r'<input id="(\w+)"[^>]*aria-invalid="true"', page) == ["turn_hours"]
