@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from .. import services
 from ..context import Context
-from ..db import as_utc, session_scope
+from ..db import as_utc, autocommit, session_scope
 from ..models import Game, Login, Outbox, Seat
 from ..rules import classic_board
 from ..rules.svg import clan_colour, clan_text_colour
@@ -62,7 +62,7 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     happens, and the reading needs no transaction around it (the game comes with
     its seats in one query).  That is four round trips to the database where
     transactions took nine."""
-    with ctx.engine.execution_options(isolation_level="AUTOCOMMIT").connect() as conn:
+    with autocommit(ctx.engine).connect() as conn:
         outcome = _attempt(ctx, conn, outbox_id, transport)
         if outcome == "sent":
             # Outside _attempt's handlers: a failure here must not make a message

@@ -334,3 +334,20 @@ def test_the_lease_is_visible_to_other_workers_before_the_message_is_built(
     assert delivery.deliver(ctx, row.id, transport_for(ctx.config, ctx.engine)) == "sent"
     assert seen == [(1, ctx.now() + delivery.LEASE)]
     assert row.message_id in _ids(smtp)
+
+
+def test_delivering_leaves_pooled_connections_as_the_engine_made_them(sctx: Any, smtp: Any) -> None:
+    """PostgreSQL delivers in autocommit; SQLite must keep the transaction mode its
+    engine sets up (SQLAlchemy would return an autocommit connection to the pool in
+    pysqlite's implicit-transaction mode)."""
+    ctx = sctx
+    ctx.relay = lambda ids: None
+    new_game(ctx, start=False)
+    row = rows(ctx, "invite")[0]
+    assert delivery.deliver(ctx, row.id, transport_for(ctx.config, ctx.engine)) == "sent"
+    with ctx.engine.connect() as conn:
+        dbapi = conn.connection.dbapi_connection
+        if ctx.engine.dialect.name == "sqlite":
+            assert dbapi.isolation_level is None
+        else:
+            assert dbapi.autocommit is False
