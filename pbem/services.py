@@ -180,7 +180,8 @@ def parse_players(raw: Any) -> list[NewPlayer]:
     out = []
     for n, p in enumerate(raw, 1):
         if not isinstance(p, dict):
-            raise errors.Invalid(f"player {n}: expected a name and an email", code="invalid-players", player=n)
+            raise errors.Invalid(f"player {n}: expected a name and an email", code="invalid-players",
+                                 player=n, field="name")
         name = p.get("name")
         email = p.get("email")
         if not isinstance(name, str) or not name.strip() or len(name.strip()) > 60 \

@@ -57,25 +57,25 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     (the world moved on), ``busy`` (someone else has it), ``retry`` (a passing
     failure, tried again later) or ``failed`` (refused for good).
 
-    One connection serves the whole delivery, and on PostgreSQL each statement
-    commits on its own: the claim is a lease, committed before anything else
-    happens, and the reading needs no transaction around it (the game comes with
-    its seats in one query).  That is four round trips to the database where
-    transactions took nine."""
-    with autocommit(ctx.engine).connect() as conn:
-        outcome = _attempt(ctx, conn, outbox_id, transport)
-        if outcome == "sent":
-            # Outside _attempt's handlers: a failure here must not make a message
-            # that went out look as if it had not.
-            with conn.begin():
-                _mark(conn, outbox_id, status="sent", last_error=None, sent_at=ctx.now())
+    On PostgreSQL each statement commits on its own: the claim is a lease,
+    committed before anything else happens, and the reading needs no transaction
+    around it (the game comes with its seats in one query).  That is five round
+    trips to the database where transactions took nine."""
+    outcome = _attempt(ctx, outbox_id, transport)
+    if outcome == "sent":
+        # Outside _attempt's handlers (a failure here must not make a message that
+        # went out look as if it had not), on a connection checked on checkout:
+        # the one that claimed the row may have died while the server talked.
+        _finish(ctx, outbox_id, "sent", None)
     return outcome
 
 
-def _attempt(ctx: Context, conn: Connection, outbox_id: int, transport: Transport) -> str:
+def _attempt(ctx: Context, outbox_id: int, transport: Transport) -> str:
     attempts: int | None = None
     try:
-        with Session(bind=conn, expire_on_commit=False) as session:
+        # The connection goes back to the pool before the message goes: an SMTP
+        # exchange may take many seconds.
+        with autocommit(ctx.engine).connect() as conn, Session(bind=conn, expire_on_commit=False) as session:
             row = _claim(session, outbox_id, ctx.now())
             # Committed at once (SQLite has a transaction here): the attempt counts
             # whatever happens next.
@@ -120,12 +120,14 @@ def _mark(conn: Connection, outbox_id: int, **values: Any) -> None:
 
 def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
             retry_at: datetime | None = None) -> None:
-    """Record a failed attempt, on a connection of its own (the delivery's may be
-    what failed)."""
+    """Record how an attempt ended, on a connection of its own (the delivery's may
+    be what failed)."""
     values: dict[str, Any] = {"status": status, "last_error": error}
+    if status == "sent":
+        values["sent_at"] = ctx.now()
     if retry_at is not None:
         values["next_attempt_at"] = retry_at
-    with ctx.engine.begin() as conn:
+    with autocommit(ctx.engine).begin() as conn:
         _mark(conn, outbox_id, **values)
 
 

@@ -37,14 +37,16 @@ class _Headers(HeaderRegistry):
     notice's (content types, encodings, the kind) are the same in every message:
     each such text is parsed once.  Parsed headers are immutable strings."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._parsed = lru_cache(maxsize=512)(super().__call__)
-
     def __call__(self, name: str, value: object) -> BaseHeader:
         if type(value) is str:
-            return self._parsed(name, value)
+            return _parsed(self, name, value)
         return super().__call__(name, value)
+
+
+@lru_cache(maxsize=512)
+def _parsed(registry: HeaderRegistry, name: str, value: str) -> BaseHeader:
+    # Outside the class, so that a message and its policy can still be pickled.
+    return HeaderRegistry.__call__(registry, name, value)
 
 
 #: The default policy (``\n`` line ends; the SMTP adapter writes ``\r\n``).

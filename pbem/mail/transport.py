@@ -79,8 +79,9 @@ class SmtpTransport:
                 options: tuple[str, ...] = ()
                 if international:
                     if not smtp.has_extn("smtputf8"):
+                        wide = [a for a in (sender, *recipients) if not a.isascii()]
                         raise PermanentFailure(f"the server does not take non-ASCII addresses (SMTPUTF8): "
-                                               f"{', '.join(recipients)}")
+                                               f"{', '.join(wide)}")
                     options = ("SMTPUTF8", "BODY=8BITMIME")
                 elif not raw.isascii() and smtp.has_extn("8bitmime"):
                     # Text with letters beyond ASCII goes as 8-bit (the email policy's

@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Any
 
+import psycopg
+import pytest
 from sqlmodel import col, select
 
 from pbem import clock, services
@@ -14,6 +16,7 @@ from pbem.db import as_utc, session_scope
 from pbem.mail import delivery
 from pbem.mail.transport import transport_for
 from pbem.models import Outbox
+from tests.conftest import POSTGRES_ADMIN
 from tests.mail.smtpd import frozen_clock
 from tests.support import PLAYERS, new_game, to_move
 
@@ -351,3 +354,39 @@ def test_delivering_leaves_pooled_connections_as_the_engine_made_them(sctx: Any,
             assert dbapi.isolation_level is None
         else:
             assert dbapi.autocommit is False
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_database_connection_lost_while_the_server_talks_still_marks_the_mail_sent(
+        sctx: Any, smtp: Any, monkeypatch: Any) -> None:
+    """PostgreSQL drops the connection that claimed the row while the SMTP server
+    accepts the message (a restart, a fail-over): the message went, so it is marked
+    sent, and the sweep does not send it again once the lease is over."""
+    ctx = sctx
+    now = frozen_clock(ctx)
+    ctx.relay = lambda ids: None
+    new_game(ctx, start=False)
+    row = rows(ctx, "invite")[0]
+    backends: list[int] = []
+    real_compose = delivery.compose
+
+    def noting_the_backend(ctx: Any, session: Any, claimed: Any) -> Any:
+        backends.append(session.connection().exec_driver_sql("SELECT pg_backend_pid()").scalar())
+        return real_compose(ctx, session, claimed)
+
+    monkeypatch.setattr(delivery, "compose", noting_the_backend)
+    smtp_transport = transport_for(ctx.config, ctx.engine)
+
+    class SendsThenTheDatabaseDrops:
+        def send(self, message: Any) -> None:
+            smtp_transport.send(message)
+            admin = POSTGRES_ADMIN.replace("postgresql+psycopg://", "postgresql://")
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute("SELECT pg_terminate_backend(%s)", (backends[0],))
+
+    assert delivery.deliver(ctx, row.id, SendsThenTheDatabaseDrops()) == "sent"
+    assert next(r for r in rows(ctx) if r.id == row.id).status == "sent"
+    monkeypatch.setattr(delivery, "compose", real_compose)
+    now.advance(minutes=10)
+    clock.tick(ctx)
+    assert _ids(smtp).count(row.message_id) == 1

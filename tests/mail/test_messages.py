@@ -76,3 +76,11 @@ def test_headers_read_back_from_the_wire_message_after_message() -> None:
         assert (to.display_name, to.addr_spec) == (name, address)
         assert parsed["Message-ID"] == f"<{n}.login@clans.example>"
         assert parsed["X-PBEM-Kind"] == "login"
+
+
+def test_a_built_message_can_be_pickled() -> None:
+    import pickle
+
+    built = messages.build(_envelope(), _context("abc"), picture=PNG)
+    again = pickle.loads(pickle.dumps(built))
+    assert again.as_bytes() == built.as_bytes()

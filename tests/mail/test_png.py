@@ -48,3 +48,10 @@ def test_odd_sizes_and_noise_round_trip(size: tuple[int, int]) -> None:
 def test_only_palette_images_are_accepted() -> None:
     with pytest.raises(ValueError, match="mode RGB"):
         palette_png(Image.new("RGB", (2, 2)))
+
+
+def test_a_transparent_palette_is_refused() -> None:
+    img = Image.new("RGBA", (2, 2), (255, 0, 0, 128)).quantize(2)
+    img.info["transparency"] = 0
+    with pytest.raises(ValueError, match="transparency"):
+        palette_png(img)
