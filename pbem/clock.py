@@ -121,10 +121,15 @@ def send_digests(ctx: Context) -> list[int]:
         return []
     day = digest_day(now)
     written: list[int] = []
+    # The job runs every hour: seats that have today's digest already are left out
+    # here (the outbox's unique key answers this), not looked at one by one.
+    done_today = select(Outbox.id).where(
+        col(Outbox.game_id) == col(Seat.game_id), Outbox.event == f"digest:{day}",
+        col(Outbox.recipient) == col(Seat.email), Outbox.kind == "digest")
     with session_scope(ctx.engine) as session:
         rows = session.exec(
             select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
-            .where(Seat.mail == "digest", Game.status == "active")
+            .where(Seat.mail == "digest", Game.status == "active", ~done_today.exists())
         ).all()
         for seat, game in rows:
             if session.exec(digest_news(session, seat, game).limit(1)).first() is None:

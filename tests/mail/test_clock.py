@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import select
 
 from pbem import clock, errors, services
@@ -297,7 +298,15 @@ def test_daily_digest(ctx: Any) -> None:
     assert caught(ctx, kind="digest") == []
     now.at = now.at.replace(hour=ctx.config["DIGEST_HOUR"], minute=5)
     clock.tick(ctx)
-    clock.tick(ctx)
+    # The hourly runs after it look at no seat that has today's digest: one query.
+    statements: list[str] = []
+    listen = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(ctx.engine, "before_cursor_execute", listen)
+    try:
+        assert clock.send_digests(ctx) == []
+    finally:
+        event.remove(ctx.engine, "before_cursor_execute", listen)
+    assert [q.split()[0] for q in statements if not q.startswith("BEGIN")] == ["SELECT"]
     digests = caught(ctx, kind="digest")
     assert sorted(m["To"] for m in digests) == digesters
     history = services.public_game(ctx, game_id)["history"]
