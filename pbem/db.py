@@ -29,16 +29,6 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
 
 
-def autocommit(engine: Engine) -> Engine:
-    """The engine with each statement committing on its own, where that saves round
-    trips: on PostgreSQL a transaction costs a BEGIN and a COMMIT of its own.  A
-    SQLite engine is returned as it is: SQLAlchemy would hand its connections back
-    to the pool in pysqlite's implicit-transaction mode, not the mode set below."""
-    if engine.dialect.name == "postgresql":
-        return engine.execution_options(isolation_level="AUTOCOMMIT")
-    return engine
-
-
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # Let SQLAlchemy's "begin" event issue BEGIN itself (see make_engine).
     dbapi_connection.isolation_level = None

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from .. import services
 from ..context import Context
-from ..db import as_utc, autocommit, session_scope
+from ..db import as_utc, session_scope
 from ..models import Game, Login, Outbox, Seat
 from ..rules import classic_board
 from ..rules.svg import clan_colour, clan_text_colour
@@ -57,29 +57,13 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     (the world moved on), ``busy`` (someone else has it), ``retry`` (a passing
     failure, tried again later) or ``failed`` (refused for good).
 
-    On PostgreSQL each statement commits on its own: the claim is a lease,
-    committed before anything else happens, and the reading needs no transaction
-    around it (the game comes with its seats in one query).  That is five round
-    trips to the database where transactions took nine."""
-    outcome = _attempt(ctx, outbox_id, transport)
-    if outcome == "sent":
-        # Outside _attempt's handlers (a failure here must not make a message that
-        # went out look as if it had not), on a connection checked on checkout:
-        # the one that claimed the row may have died while the server talked.
-        _finish(ctx, outbox_id, "sent", None)
-    return outcome
-
-
-def _attempt(ctx: Context, outbox_id: int, transport: Transport) -> str:
+    The claim and the reading that builds the message share one transaction,
+    committed before the message goes: the lease is taken whenever it is sent."""
     attempts: int | None = None
+    leased = False
     try:
-        # The connection goes back to the pool before the message goes: an SMTP
-        # exchange may take many seconds.
-        with autocommit(ctx.engine).connect() as conn, Session(bind=conn, expire_on_commit=False) as session:
+        with session_scope(ctx.engine) as session:
             row = _claim(session, outbox_id, ctx.now())
-            # Committed at once (SQLite has a transaction here): the attempt counts
-            # whatever happens next.
-            session.commit()
             if row is None:
                 return "busy"
             attempts = row.attempts
@@ -89,9 +73,8 @@ def _attempt(ctx: Context, outbox_id: int, transport: Transport) -> str:
             message = compose(ctx, session, row)
             if message is None:
                 _mark(session.connection(), outbox_id, status="skipped")
-            session.commit()
-        if message is None:
-            return "skipped"
+                return "skipped"
+        leased = True
         transport.send(message)
     except PermanentFailure as e:
         _finish(ctx, outbox_id, "failed", str(e))
@@ -101,10 +84,12 @@ def _attempt(ctx: Context, outbox_id: int, transport: Transport) -> str:
         if attempts is None:
             raise  # not even claimed (the database is down): the task retries
         status = "failed" if attempts >= MAX_ATTEMPTS else "pending"
+        # Failing before the commit undid the claim: count the attempt here.
         _finish(ctx, outbox_id, status, f"{e.__class__.__name__}: {e}"[:500],
-                retry_at=ctx.now() + backoff(attempts))
+                retry_at=ctx.now() + backoff(attempts), count_attempt=not leased)
         log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e)
         return "retry" if status == "pending" else "failed"
+    _finish(ctx, outbox_id, "sent", None)
     return "sent"
 
 
@@ -119,15 +104,16 @@ def _mark(conn: Connection, outbox_id: int, **values: Any) -> None:
 
 
 def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
-            retry_at: datetime | None = None) -> None:
-    """Record how an attempt ended, on a connection of its own (the delivery's may
-    be what failed)."""
+            retry_at: datetime | None = None, *, count_attempt: bool = False) -> None:
     values: dict[str, Any] = {"status": status, "last_error": error}
     if status == "sent":
         values["sent_at"] = ctx.now()
     if retry_at is not None:
         values["next_attempt_at"] = retry_at
-    with autocommit(ctx.engine).begin() as conn:
+    if count_attempt:
+        values["attempts"] = _OUTBOX.c.attempts + 1
+    # One statement: a transaction on the engine, without an ORM session around it.
+    with ctx.engine.begin() as conn:
         _mark(conn, outbox_id, **values)
 
 

@@ -313,49 +313,6 @@ def test_a_message_that_cannot_be_built_is_retried_then_given_up(sctx: Any, smtp
     assert row.message_id not in _ids(smtp)
 
 
-def test_the_lease_is_visible_to_other_workers_before_the_message_is_built(
-        sctx: Any, smtp: Any, monkeypatch: Any) -> None:
-    """The claim commits before anything else happens: another worker (or the sweep)
-    sees the lease while this one builds and sends, and a crash after the claim
-    still counts the attempt.  (Had the claim stayed in a transaction with the
-    reading, the look below would see no lease on PostgreSQL and wait on SQLite's
-    write lock until its busy time-out.)"""
-    ctx = sctx
-    frozen_clock(ctx)
-    ctx.relay = lambda ids: None
-    new_game(ctx, start=False)
-    row = rows(ctx, "invite")[0]
-    seen: list[tuple[int, Any]] = []
-    real_compose = delivery.compose
-
-    def watching(ctx: Any, session: Any, claimed: Any) -> Any:
-        other = next(r for r in rows(ctx) if r.id == claimed.id)  # a connection of its own
-        seen.append((other.attempts, as_utc(other.next_attempt_at)))
-        return real_compose(ctx, session, claimed)
-
-    monkeypatch.setattr(delivery, "compose", watching)
-    assert delivery.deliver(ctx, row.id, transport_for(ctx.config, ctx.engine)) == "sent"
-    assert seen == [(1, ctx.now() + delivery.LEASE)]
-    assert row.message_id in _ids(smtp)
-
-
-def test_delivering_leaves_pooled_connections_as_the_engine_made_them(sctx: Any, smtp: Any) -> None:
-    """PostgreSQL delivers in autocommit; SQLite must keep the transaction mode its
-    engine sets up (SQLAlchemy would return an autocommit connection to the pool in
-    pysqlite's implicit-transaction mode)."""
-    ctx = sctx
-    ctx.relay = lambda ids: None
-    new_game(ctx, start=False)
-    row = rows(ctx, "invite")[0]
-    assert delivery.deliver(ctx, row.id, transport_for(ctx.config, ctx.engine)) == "sent"
-    with ctx.engine.connect() as conn:
-        dbapi = conn.connection.dbapi_connection
-        if ctx.engine.dialect.name == "sqlite":
-            assert dbapi.isolation_level is None
-        else:
-            assert dbapi.autocommit is False
-
-
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_a_database_connection_lost_while_the_server_talks_still_marks_the_mail_sent(
         sctx: Any, smtp: Any, monkeypatch: Any) -> None:
