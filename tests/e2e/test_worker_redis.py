@@ -30,10 +30,21 @@ ROOT = Path(__file__).resolve().parents[2]
 EMAILS = {p["name"]: p["email"] for p in PLAYERS}
 
 
+#: Set in the broker databases these tests empty: a database holding keys but not
+#: this one is someone else's, and is left alone.
+MARK = "pbem-tests:broker"
+
+
 def broker_db(redis_url: str, db: int) -> str:
-    """A Redis database of its own for these tests, flushed."""
+    """A Redis database of its own for these tests, emptied first: only if it is
+    empty or these tests' (never someone else's data)."""
     url = redis_url.rsplit("/", 1)[0] + f"/{db}"
-    redis.Redis.from_url(url, socket_connect_timeout=2).flushdb()
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    if client.dbsize() and not client.exists(MARK):
+        pytest.fail(f"Redis database {db} ({url}) holds keys that are not these tests'; point "
+                    "PBEM_TEST_REDIS at a Redis whose databases 12 and 13 are free")
+    client.flushdb()
+    client.set(MARK, "1")
     return url
 
 
