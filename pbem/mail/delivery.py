@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from typing import Any
 
 from sqlalchemy import bindparam, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from .. import services
@@ -30,6 +32,9 @@ log = logging.getLogger(__name__)
 #: How long a claimed row is left alone before a sweep may try it again.
 LEASE = timedelta(minutes=5)
 MAX_ATTEMPTS = 12
+#: Pauses between tries to record a message as sent (seconds; well inside the
+#: lease and the task's time limit).
+MARK_SENT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 _OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
@@ -89,8 +94,23 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
                 retry_at=ctx.now() + backoff(attempts), count_attempt=not leased)
         log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e)
         return "retry" if status == "pending" else "failed"
-    _finish(ctx, outbox_id, "sent", None)
+    _mark_sent(ctx, outbox_id)
     return "sent"
+
+
+def _mark_sent(ctx: Context, outbox_id: int) -> None:
+    """The server has the message: record it, trying again through a short database
+    outage (a restart, a fail-over).  Given up, the row would stay leased and the
+    sweep would send the message a second time once the lease is over."""
+    for delay in (*MARK_SENT_DELAYS, None):
+        try:
+            _finish(ctx, outbox_id, "sent", None)
+            return
+        except OperationalError as e:
+            if delay is None:
+                raise
+            log.warning("outbox %s sent, but not yet marked (%s); trying again in %s s", outbox_id, e, delay)
+            time.sleep(delay)
 
 
 def backoff(attempts: int) -> timedelta:

@@ -43,9 +43,16 @@ def broker_db(redis_url: str, db: int) -> str:
     if client.dbsize() and not client.exists(MARK):
         pytest.fail(f"Redis database {db} ({url}) holds keys that are not these tests'; point "
                     "PBEM_TEST_REDIS at a Redis whose databases 12 and 13 are free")
+    empty(url)
+    return url
+
+
+def empty(url: str) -> None:
+    """Empty a broker database of these tests' and mark it theirs (a worker's late
+    write after this must not make the next run take it for someone else's)."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
     client.flushdb()
     client.set(MARK, "1")
-    return url
 
 
 @pytest.fixture
@@ -60,7 +67,7 @@ def worker_app(database_url: str, smtp: SmtpServer, redis_url: str) -> Iterator[
                       loglevel="WARNING", shutdown_timeout=10):
         yield app
     app.extensions["pbem"].engine.dispose()
-    redis.Redis.from_url(broker).flushdb()
+    empty(broker)
 
 
 def wait_all_done(ctx: Any, timeout: float = 20.0) -> list[Outbox]:
@@ -180,7 +187,7 @@ def test_celery_a_worker_command(database_url: str, smtp: SmtpServer, redis_url:
             proc.kill()
         log.close()
         app.extensions["pbem"].engine.dispose()
-        redis.Redis.from_url(broker).flushdb()
+        empty(broker)
     text = (tmp_path / "worker.log").read_text()
     assert "pbem.deliver" in text and "Traceback" not in text, text[-3000:]
 

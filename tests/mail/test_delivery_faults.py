@@ -9,6 +9,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from sqlalchemy import event
+from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
 
 from pbem import clock, services
@@ -341,9 +343,41 @@ def test_a_database_connection_lost_while_the_server_talks_still_marks_the_mail_
             with psycopg.connect(admin, autocommit=True) as conn:
                 conn.execute("SELECT pg_terminate_backend(%s)", (backends[0],))
 
+    invalidated: list[object] = []
+    event.listen(ctx.engine, "invalidate", lambda *args: invalidated.append(args[0]))
     assert delivery.deliver(ctx, row.id, SendsThenTheDatabaseDrops()) == "sent"
+    # The mark found the dropped connection in the pool and replaced it.
+    assert len(invalidated) == 1
     assert next(r for r in rows(ctx) if r.id == row.id).status == "sent"
     monkeypatch.setattr(delivery, "compose", real_compose)
+    now.advance(minutes=10)
+    clock.tick(ctx)
+    assert _ids(smtp).count(row.message_id) == 1
+
+
+def test_a_short_database_outage_after_sending_does_not_send_twice(sctx: Any, smtp: Any, monkeypatch: Any) -> None:
+    """The server took the message, then the database refuses for a moment: the
+    'sent' mark is tried again until it holds, instead of leaving the row leased for
+    the sweep to send again."""
+    ctx = sctx
+    now = frozen_clock(ctx)
+    ctx.relay = lambda ids: None
+    new_game(ctx, start=False)
+    row = rows(ctx, "invite")[0]
+    real_finish = delivery._finish
+    refusals = [2]
+
+    def outage(ctx: Any, outbox_id: int, status: str, *args: Any, **kwargs: Any) -> None:
+        if status == "sent" and refusals[0]:
+            refusals[0] -= 1
+            raise OperationalError("UPDATE outbox", {}, ConnectionError("the database is restarting"))
+        real_finish(ctx, outbox_id, status, *args, **kwargs)
+
+    monkeypatch.setattr(delivery, "_finish", outage)
+    monkeypatch.setattr(delivery, "MARK_SENT_DELAYS", (0.0, 0.0, 0.0))
+    assert delivery.deliver(ctx, row.id, transport_for(ctx.config, ctx.engine)) == "sent"
+    assert refusals == [0]
+    assert next(r for r in rows(ctx) if r.id == row.id).status == "sent"
     now.advance(minutes=10)
     clock.tick(ctx)
     assert _ids(smtp).count(row.message_id) == 1
