@@ -15,8 +15,9 @@ from .models import utcnow
 class Context:
     engine: Engine
     config: dict[str, Any]
-    #: Called after a commit with the ids of the outbox rows it wrote.
-    relay: Callable[[Iterable[int]], None] = lambda ids: None
+    #: Called after a commit with what ``enqueue`` returned for it: the new
+    #: outbox rows' ids (``None`` for a message that was there already).
+    relay: Callable[[Iterable[int | None]], None] = lambda ids: None
     now: Callable[[], datetime] = field(default=utcnow)
 
     @property

@@ -31,7 +31,7 @@ def seed(ctx: Any) -> int | None:
             return None
     game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
     with session_scope(ctx.engine) as session:
-        seats = services.seats_of(session, game_id)
+        _, seats = services.game_and_seats(session, game_id)
     for seat in seats:
         services.accept(ctx, services.seat_token(ctx, seat))
     return game_id

@@ -79,11 +79,6 @@ def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, 
     return rows[0][1], [s for s, _ in rows]
 
 
-def seats_of(session: Session, game_id: int) -> list[Seat]:
-    """The seats of a game, in seat order."""
-    return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
-
-
 def _rules_game(game: Game) -> RulesGame | None:
     return RulesGame.from_json(json.loads(game.state)) if game.state else None
 
@@ -225,7 +220,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
             outbox.append(enqueue(session, kind="invite", event="invite", recipient=p.email,
                                   base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id))
         game_id = game.id
-    ctx.relay([i for i in outbox if i is not None])
+    ctx.relay(outbox)
     return game_id  # type: ignore[return-value]
 
 
@@ -252,7 +247,7 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
                 outbox = _start(ctx, session, game, seats, now)
         session.refresh(game)
         view = game_view(ctx, game, seats, seat)
-    ctx.relay([i for i in outbox if i is not None])
+    ctx.relay(outbox)
     return view
 
 
@@ -353,7 +348,7 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
             seat.autopilot_streak = 0
             session.add(seat)
         view = game_view(ctx, game, seats, seat, rules=rules)
-    ctx.relay([i for i in outbox if i is not None])
+    ctx.relay(outbox)
     return view
 
 
@@ -435,7 +430,7 @@ def request_login(ctx: Context, email: object) -> None:
         session.flush()
         row = enqueue(session, kind="login", event=f"login:{login.id}", recipient=email,
                       base_url=ctx.base_url, now=now, login_id=login.id)
-    ctx.relay([row] if row is not None else [])
+    ctx.relay([row])
 
 
 def login_link(ctx: Context, login: Login) -> str:
@@ -550,7 +545,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
 
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
+        game, seats = game_and_seats(session, game_id)
         if game is None or game.status != "active" or game.ply != ply:
             return None
         deadline = as_utc(game.deadline)
@@ -559,7 +554,6 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
         rules = _rules_game(game)
         if rules is None or rules.turn is None:
             return None
-        seats = seats_of(session, game_id)
         seat = seats[rules.turn]
         move, order = choose_move(rules, random.Random(autopilot_seed(game.seed, ply)))
         rules.push(move, order)
@@ -573,5 +567,5 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
             if s.mail != "none":
                 outbox.append(enqueue(session, kind="deadline", event=f"autopilot:{ply}", recipient=s.email,
                                       base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
-    ctx.relay([i for i in outbox if i is not None])
+    ctx.relay(outbox)
     return str(move)

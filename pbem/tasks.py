@@ -30,13 +30,6 @@ SWEEP_SECONDS = 60.0
 DEADLINE_SECONDS = 60.0
 
 
-def _transport() -> Any:
-    from .mail.transport import transport_for
-
-    ctx = context()
-    return transport_for(ctx.config, ctx.engine)
-
-
 @shared_task(name="pbem.deliver", bind=True, acks_late=True, reject_on_worker_lost=True,
              autoretry_for=(OperationalError, ConnectionError), retry_backoff=5, retry_backoff_max=600,
              retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=90, ignore_result=True)
@@ -46,9 +39,10 @@ def deliver(self: Task, outbox_id: int) -> str:
     database) when that is soon; otherwise, or if this process dies, the sweep
     finds the row.  A database that cannot be reached is retried with backoff."""
     from .mail.delivery import deliver as deliver_row, next_attempt
+    from .mail.transport import transport_for
 
     ctx = context()
-    outcome = deliver_row(ctx, outbox_id, _transport())
+    outcome = deliver_row(ctx, outbox_id, transport_for(ctx.config, ctx.engine))
     if outcome == "retry" and not self.request.is_eager and self.request.retries < self.max_retries:
         when = next_attempt(ctx, outbox_id)
         if when is not None:
@@ -168,8 +162,8 @@ def celery_init_app(app: Flask) -> Celery:
     celery.set_default()
     app.extensions["celery"] = celery
 
-    def relay_in_app(ids: Iterable[int]) -> None:
-        ids = list(ids)
+    def relay_in_app(ids: Iterable[int | None]) -> None:
+        ids = [i for i in ids if i is not None]
         if not ids:
             return
         with app.app_context():

@@ -138,7 +138,7 @@ def _token(clan_fill: str, text_fill: str, count: int, radius_px: float) -> Imag
 
 
 @lru_cache(maxsize=1024)
-def _label(text: str, fill: str, halo: str | None, size: int, stroke: int) -> tuple[Image.Image, int, int]:
+def _label(text: str, fill: str, halo: str, size: int, stroke: int) -> tuple[Image.Image, int, int]:
     """A text sprite (RGBA) and the offset of its top-left corner from the text's
     centre: territory numbers repeat in every picture, so each is drawn once."""
     font = _font(size)
@@ -146,13 +146,12 @@ def _label(text: str, fill: str, halo: str | None, size: int, stroke: int) -> tu
     img = Image.new("RGBA", (right - left + 2, bottom - top + 2), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     at = (1 - left, 1 - top)
-    if halo is not None:
-        draw.text(at, text, fill=halo, font=font, anchor="mm", stroke_width=stroke, stroke_fill=halo)
+    draw.text(at, text, fill=halo, font=font, anchor="mm", stroke_width=stroke, stroke_fill=halo)
     draw.text(at, text, fill=fill, font=font, anchor="mm", stroke_width=1, stroke_fill=fill)
     return img, left - 1, top - 1
 
 
-def _paste_label(img: Image.Image, at: PxPoint, text: str, fill: str, halo: str | None,
+def _paste_label(img: Image.Image, at: PxPoint, text: str, fill: str, halo: str,
                  size: int, stroke: int) -> None:
     sprite, dx, dy = _label(text, fill, halo, size, stroke)
     img.paste(sprite, (round(at[0]) + dx, round(at[1]) + dy), sprite)
@@ -245,7 +244,7 @@ def _palette(board: Board, width: int) -> Image.Image:
     for v in villages:
         huts[str(v["territory"])] = {"red": 2}
     first = next(t for t in ids if str(t) in huts)
-    second = next(t for t in sorted(board.neighbours(first)))
+    second = min(board.neighbours(first))
     sample = render(board, {"huts": huts, "villages": villages, "last_move": f"{second}-{first}"},
                     width=width)
     return sample.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)

@@ -38,8 +38,7 @@ def choose_move(game: Game, rng: random.Random) -> tuple[Move, tuple[int, ...] |
     rival_weight = (len(game.players) - 1) / (len(CLANS) - 1)
     best: list[tuple[Move, tuple[int, ...] | None]] = []
     best_score = float("-inf")
-    for move in game.legal_moves():
-        founded = game.founding(move)
+    for move, founded in game.legal_moves_with_villages():
         orders: Sequence[tuple[int, ...] | None] = [None]
         if len(founded) > 1:
             orders = list(itertools.permutations(founded)) if len(founded) <= 4 else [None]
@@ -65,13 +64,8 @@ def _score(game: Game, move: Move, order: tuple[int, ...] | None, seat: int,
     score = gains[mine] + chips - rival_weight * rivals
     # Keep our huts in play: a group of ours pushed into a lonely corner with
     # nothing to score is a wasted clan.
-    score += 0.01 * _mobility(after, mine)
+    score += 0.01 * after.live_huts(mine)
     return score
-
-
-def _mobility(game: Game, clan: int) -> int:
-    """Our huts still on territories that can move or be joined."""
-    return game.live_huts(clan)
 
 
 def random_move(game: Game, rng: random.Random) -> tuple[Move, None]:

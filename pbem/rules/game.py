@@ -266,17 +266,17 @@ class Game:
         depends on whose turn it is).  This is the one source of legal moves."""
         if self.end is not None:
             return
-        ids = self.board.ids
+        moves = self._moves
         for code in sorted(self._legal_codes()):
-            yield Move(ids[code >> _SHIFT], ids[code & _MASK])
+            yield moves[code >> _SHIFT][code & _MASK]
 
     def legal_moves_with_villages(self) -> list[tuple[Move, tuple[int, ...]]]:
         """Every legal move (in :meth:`legal_moves`' order) with the villages it
         would found: one pass, without checking again moves known to be legal."""
         if self.end is not None:
             return []
-        ids, founding = self.board.ids, self._founding
-        return [(Move(ids[code >> _SHIFT], ids[code & _MASK]), founding(code >> _SHIFT, code & _MASK))
+        moves, founding = self._moves, self._founding
+        return [(moves[code >> _SHIFT][code & _MASK], founding(code >> _SHIFT, code & _MASK))
                 for code in sorted(self._legal_codes())]
 
     def _legal_codes(self) -> list[int]:
@@ -293,7 +293,7 @@ class Game:
         arc = self._random_arc(rng)
         if arc is None:
             return None
-        return Move(self.board.ids[arc[0]], self.board.ids[arc[1]])
+        return self._moves[arc[0]][arc[1]]
 
     def _random_arc(self, rng: Random) -> tuple[int, int] | None:
         """A uniformly random legal move as ``(source, target)`` indices."""

@@ -160,7 +160,7 @@ def create_game() -> Any:
         game_id = services.start_game(context(), parsed, hours)
     except Invalid as e:
         # Point at the field the message is about (players count the rows in use).
-        row = used[e.player - 1] if e.player is not None and 1 <= e.player <= len(used) else None
+        row = used[e.player - 1] if e.player is not None else None
         return _home(rows, hours_text, e.message, e.status, bad_row=row, bad_field=e.field)
     return redirect(url_for(".game", game_id=game_id, new=1), 303)
 
