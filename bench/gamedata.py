@@ -11,7 +11,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Sequence
 
-from .infra import BASE_URL, SECRET
+from .infra import BASE_URL, SECRET, dbapi_url
 
 PLAYERS = [
     {"name": "Ann", "email": "ann@bench.example"},
@@ -106,7 +106,7 @@ def clone_games(database_url: str, templates: Sequence[int], count: int, *, hist
 
     from pbem import tokens
 
-    url = database_url.replace("postgresql+psycopg://", "postgresql://")
+    url = dbapi_url(database_url)
     out: list[tuple[int, list[str]]] = []
     with psycopg.connect(url) as conn:
         games = {g["id"]: g for g in _rows(conn, f"SELECT {', '.join(GAME_COLUMNS)} FROM game WHERE id = ANY(%s)",
@@ -187,7 +187,7 @@ def clone_games_in_db(database_url: str, templates: Sequence[int], count: int, *
     game_cols = [c for c in GAME_COLUMNS if c != "id"]
     seat_cols = [c for c in SEAT_COLUMNS if c not in ("id", "game_id", "email", "token_salt", "token_hash")]
     move_cols = [c for c in MOVE_COLUMNS if c != "game_id"]
-    url = database_url.replace("postgresql+psycopg://", "postgresql://")
+    url = dbapi_url(database_url)
     with psycopg.connect(url) as conn:
         conn.execute("SET LOCAL synchronous_commit = off")
         base = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM game").fetchone()[0]  # type: ignore[index]
@@ -252,12 +252,12 @@ def analyze(database_url: str) -> None:
     """Fresh planner statistics, as autovacuum would have them on a live database."""
     import psycopg
 
-    with psycopg.connect(database_url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+    with psycopg.connect(dbapi_url(database_url), autocommit=True) as conn:
         conn.execute("ANALYZE")
 
 
 def count_games(database_url: str) -> int:
     import psycopg
 
-    with psycopg.connect(database_url.replace("postgresql+psycopg://", "postgresql://")) as conn:
+    with psycopg.connect(dbapi_url(database_url)) as conn:
         return int(conn.execute("SELECT count(*) FROM game").fetchone()[0])  # type: ignore[index]

@@ -41,6 +41,11 @@ def psycopg_url(name: str) -> str:
     return POSTGRES_ADMIN.rsplit("/", 1)[0] + f"/{name}"
 
 
+def dbapi_url(url: str) -> str:
+    """The psycopg form of a database's SQLAlchemy URL."""
+    return url.replace("postgresql+psycopg://", "postgresql://")
+
+
 class Infra:
     """Owns everything the run starts; ``close()`` (or leaving the ``with``) stops the
     processes and drops the databases, even after an error or Ctrl-C."""

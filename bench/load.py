@@ -213,17 +213,3 @@ class FloorClient(Client):
             raise RequestFailed(f"{status} {payload[:200]!r}")
         json.loads(payload)
         return True
-
-
-class GetClient(Client):
-    """GETs one path over and over (the read benchmark)."""
-
-    def __init__(self, base_url: str, path: str) -> None:
-        super().__init__(base_url)
-        self.path = path
-
-    def step(self) -> bool:
-        status, payload = self.request("GET", self.path)
-        if status != 200:
-            raise RequestFailed(f"GET {self.path}: {status} {payload[:200]!r}")
-        return True

@@ -14,20 +14,18 @@ from typing import Any, Callable
 
 from . import gamedata
 from .common import Figure
-from .infra import BIN, HOST, ROOT, Infra, children, cpu_seconds, free_port, service_env, wait_port
+from .infra import BIN, HOST, Infra, children, cpu_seconds, dbapi_url, free_port, service_env, wait_port
 from .render_png import measure as measure_png
 
 
-def worker_app() -> str:
-    """``worker.py``'s Celery app where the repository has it, else the benchmark's own
-    equivalent.  (``-A worker`` alone would find worker.py's Flask ``app`` first.)"""
-    return "worker:celery" if (ROOT / "worker.py").exists() else "bench.celery_app:celery"
+#: worker.py's Celery app (``-A worker`` alone would find its Flask ``app`` first).
+WORKER_APP = "worker:celery"
 
 
 def _outbox_ids(url: str, game_ids: list[int]) -> list[int]:
     import psycopg
 
-    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as conn:
+    with psycopg.connect(dbapi_url(url)) as conn:
         rows = conn.execute("SELECT id FROM outbox WHERE status = 'pending' AND kind = 'turn' "
                             "AND game_id = ANY(%s) ORDER BY id", [game_ids]).fetchall()
         return [r[0] for r in rows]
@@ -43,7 +41,7 @@ def _wait_sent(url: str, ids: list[int], timeout: float) -> tuple[float, dict[st
     import psycopg
 
     start = time.perf_counter()
-    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+    with psycopg.connect(dbapi_url(url), autocommit=True) as conn:
         while True:
             counts = _statuses(conn, ids)
             if not counts.get("pending") or time.perf_counter() - start > timeout:
@@ -55,6 +53,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     from celery import Celery
 
     from pbem.mail.delivery import compose
+    from pbem.mail.transport import wire_bytes
     from pbem.db import session_scope
     from pbem.models import Outbox
 
@@ -80,8 +79,8 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
         assert row is not None
         message = compose(ctx, session, row)
     assert message is not None
-    # As smtplib's send_message flattens it: CRLF line ends.
-    raw = message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+    # As the SMTP transport sends it.
+    raw = wire_bytes(message)
     sender, recipient = str(message["From"]), str(message["To"])
     ids = ids[1:]
     ctx.engine.dispose()
@@ -108,7 +107,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     producer = Celery("bench-producer", broker=infra.redis)
     producer.conf.broker_connection_timeout = 3
     env = service_env(url, infra.redis, PBEM_SMTP_HOST=HOST, PBEM_SMTP_PORT=str(port))
-    app = worker_app()
+    app = WORKER_APP
     rates: dict[int, float] = {1: 0.0, 2: 0.0}
     raw_results: dict[str, Any] = {"floor_msgs_per_s": floor_rate, "message_bytes": len(raw), "png": png,
                                    "celery_app": app, "runs": []}
@@ -128,10 +127,10 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
             if counts.get("pending") or proc.poll() is not None:
                 raise RuntimeError(f"the Celery worker did not deliver the warm-up mail: {counts}; "
                                    f"see bench/data/logs/{label}.log")
-            spies = [infra.profile(f"mail-c{concurrency}-pool{w}", pid, count / max(floor_rate / 10, 1.0))
-                     for w, pid in enumerate(children(proc.pid))] if n == 0 else []
-            # CPU per message of the pool, of Celery's main process and of the sink.
             pool = children(proc.pid)
+            spies = [infra.profile(f"mail-c{concurrency}-pool{w}", pid, count / max(floor_rate / 10, 1.0))
+                     for w, pid in enumerate(pool)] if n == 0 else []
+            # CPU per message of the pool, of Celery's main process and of the sink.
             cpu_before = [cpu_seconds(pool), cpu_seconds([proc.pid]), cpu_seconds([sink.pid])]
             for i in batch:
                 producer.send_task("pbem.deliver", args=(i,), queue=queue)
@@ -165,4 +164,4 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     return figures, {"mail": raw_results}
 
 
-__all__ = ["run", "worker_app"]
+__all__ = ["run", "WORKER_APP"]

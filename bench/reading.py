@@ -16,7 +16,7 @@ from typing import Any, Callable
 from . import gamedata
 from .common import Figure, median
 from .infra import Infra, psycopg_url, service_env, sqlalchemy_url, POSTGRES_ADMIN
-from .load import GetClient
+from .load import Client
 
 
 def _templates(ctx: Any) -> dict[str, tuple[int, list[str]]]:
@@ -37,16 +37,14 @@ def _templates(ctx: Any) -> dict[str, tuple[int, list[str]]]:
     return out
 
 
-def _probe_play_page(client: GetClient, token: str) -> tuple[str, dict[str, str]]:
-    """``/play/{token}`` if the pages exist, else the API's seat view (the same service
-    call, ``seat_view``)."""
+def _has_play_page(client: Client, token: str) -> bool:
+    """Whether ``/play/{token}`` exists; if not, the API's seat view is timed instead
+    (the same service call, ``seat_view``)."""
     status, _ = client.request("GET", f"/play/{token}")
-    if status == 200:
-        return f"/play/{token}", {}
-    return "/api/v1/seat", {"Authorization": f"Bearer {token}"}
+    return status == 200
 
 
-def _timed(client: GetClient, path: str, headers: dict[str, str], n: int) -> list[float]:
+def _timed(client: Client, path: str, headers: dict[str, str], n: int) -> list[float]:
     out = []
     for _ in range(n):
         t0 = time.perf_counter()
@@ -88,13 +86,13 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     for label, url in (("small", small_url), ("big", big_url)):
         servers[label] = infra.gunicorn(f"read-{label}", "pbem.web:create_app()", service_env(url, infra.redis),
                                         workers=2, worker_class="gthread", threads=2)
-    clients = {label: GetClient(base, "/") for label, base in servers.items()}
-    play_path, play_headers = _probe_play_page(clients["small"], games["ply1"][1][0])
-    play_name = "play page" if play_path.startswith("/play") else "seat view (GET /api/v1/seat; no /play page)"
+    clients = {label: Client(base) for label, base in servers.items()}
+    has_pages = _has_play_page(clients["small"], games["ply1"][1][0])
+    play_name = "play page" if has_pages else "seat view (GET /api/v1/seat; no /play page)"
 
     def requests(game: str) -> dict[str, tuple[str, dict[str, str]]]:
         game_id, toks = games[game]
-        page = (f"/play/{toks[0]}", {}) if play_path.startswith("/play") else \
+        page = (f"/play/{toks[0]}", {}) if has_pages else \
             ("/api/v1/seat", {"Authorization": f"Bearer {toks[0]}"})
         return {"play": page, "api": (f"/api/v1/games/{game_id}", {})}
 
@@ -133,7 +131,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
                1.3, "max-ratio", med[("small", "ply45", "api")], "10 games", note=f"median of {n}, the ply-45 game"),
     ]
     return figures, {"read": {"medians_ms": {"/".join(k): v for k, v in med.items()}, "big_rows": sizes,
-                              "play_path": play_path.split("/")[1], "plans": plans}}
+                              "play_path": "play" if has_pages else "api", "plans": plans}}
 
 
 def explain_reads(database_url: str, game: tuple[int, list[str]]) -> list[str]:

@@ -79,14 +79,16 @@ class Collector:
 
 
 class SmtpServer:
-    def __init__(self) -> None:
+    def __init__(self, *, smtputf8: bool = False) -> None:
         self.host = "127.0.0.1"
         self.port = free_port()
+        self.smtputf8 = smtputf8
         self.collector = Collector()
         self.controller: Controller | None = None
 
     def start(self) -> None:
-        self.controller = Controller(self.collector, hostname=self.host, port=self.port)
+        self.controller = Controller(self.collector, hostname=self.host, port=self.port,
+                                     enable_SMTPUTF8=self.smtputf8)
         self.controller.start()
 
     def stop(self) -> None:

@@ -20,7 +20,7 @@ from pbem.mail.transport import transport_for
 from pbem.models import Outbox
 from tests.conftest import POSTGRES_ADMIN
 from tests.mail.smtpd import frozen_clock
-from tests.support import PLAYERS, new_game, to_move
+from tests.support import PLAYERS, new_game, seat_tokens, to_move
 
 
 def _claim(ctx: Any, outbox_id: int) -> int | None:
@@ -175,7 +175,7 @@ def _start_and_move(client: Any, ctx: Any) -> tuple[int, float, Any, float]:
     created_in = time.monotonic() - started
     assert made.status_code == 201
     game_id = made.json["id"]
-    toks = [services.seat_token(ctx, s) for s in _seats(ctx, game_id)]
+    toks = seat_tokens(ctx, game_id)
     token, view = to_move_or_accept(client, ctx, toks)
     started = time.monotonic()
     moved = client.post("/api/v1/seat/moves", headers={"Authorization": f"Bearer {token}"},
@@ -187,13 +187,6 @@ def to_move_or_accept(client: Any, ctx: Any, toks: list[str]) -> tuple[str, Any]
     for t in toks:
         assert client.post("/api/v1/seat/accept", headers={"Authorization": f"Bearer {t}"}).status_code == 200
     return to_move(ctx, toks)
-
-
-def _seats(ctx: Any, game_id: int) -> list[Any]:
-    from pbem.models import Seat
-
-    with session_scope(ctx.engine) as session:
-        return list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
 
 
 def test_worker_killed_before_sending(sctx: Any, smtp: Any) -> None:

@@ -5,33 +5,31 @@ from __future__ import annotations
 
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from typing import Any
-
 from pbem.mail import messages
+from pbem.mail.transport import wire_bytes
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
 
 
-def _context(name: str) -> dict[str, Any]:
-    # The login kind's templates need only these; its text and HTML carry the name.
-    return {"link": f"https://clans.example/login/{name}", "minutes": 30,
-            "base_url": "https://clans.example", "kind": "login"}
+def login_message(recipient: str = "Zoë <zoe@example.org>", *, name: str = "abc",
+                  message_id: str = "<1.login@clans.example>", picture: bytes | None = PNG) -> EmailMessage:
+    """A sign-in mail (its templates need the least context; its text and HTML carry
+    ``name`` in the link), with ``picture`` as if it were a board."""
+    envelope = messages.Envelope(sender="Clans <clans@clans.example>", recipient=recipient,
+                                 message_id=message_id, kind="login")
+    context = {"link": f"https://clans.example/login/{name}", "minutes": 30,
+               "base_url": "https://clans.example", "kind": "login"}
+    return messages.build(envelope, context, picture=picture)
 
 
 def _wire(message: EmailMessage) -> EmailMessage:
-    raw = message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
-    parsed = message_from_bytes(raw, policy=policy.default)
+    parsed = message_from_bytes(wire_bytes(message), policy=policy.default)
     assert isinstance(parsed, EmailMessage)
     return parsed
 
 
-def _envelope(kind: str = "login") -> messages.Envelope:
-    return messages.Envelope(sender="Clans <clans@clans.example>", recipient="Zoë <zoe@example.org>",
-                             message_id="<1.login@clans.example>", kind=kind, game_id=None)
-
-
 def test_html_mail_with_a_picture_is_alternative_over_related() -> None:
-    built = messages.build(_envelope(), _context("abc"), picture=PNG)
+    built = login_message()
     parsed = _wire(built)
     assert parsed.get_content_type() == "multipart/alternative"
     text, related = parsed.get_payload()  # type: ignore[misc]
@@ -46,15 +44,15 @@ def test_html_mail_with_a_picture_is_alternative_over_related() -> None:
 
 
 def test_each_message_draws_its_own_boundaries() -> None:
-    first = messages.build(_envelope(), _context("abc"), picture=PNG)
-    second = messages.build(_envelope(), _context("abc"), picture=PNG)
+    first = login_message()
+    second = login_message()
     boundaries = [first.get_boundary(), first.get_payload()[1].get_boundary(),  # type: ignore[index]
                   second.get_boundary(), second.get_payload()[1].get_boundary()]  # type: ignore[index]
     assert all(boundaries) and len(set(boundaries)) == 4
 
 
 def test_text_that_looks_like_a_boundary_does_not_split_the_message() -> None:
-    built = messages.build(_envelope(), _context("=_pbem_" + "0" * 32), picture=PNG)
+    built = login_message(name="=_pbem_" + "0" * 32)
     parsed = _wire(built)
     text, related = parsed.get_payload()  # type: ignore[misc]
     assert "=_pbem_" + "0" * 32 in text.get_content()
@@ -66,11 +64,9 @@ def test_headers_read_back_from_the_wire_message_after_message() -> None:
     # still carry its own, and non-ASCII names must be encoded on the wire.
     people = [("Zoë", "zoe@example.org"), ("Ana", "ana@example.org"), ("Zoë", "zoe@example.org")]
     for n, (name, address) in enumerate(people):
-        envelope = messages.Envelope(sender="Clans <clans@clans.example>", recipient=f"{name} <{address}>",
-                                     message_id=f"<{n}.login@clans.example>", kind="login")
-        built = messages.build(envelope, _context(name))
-        raw = built.as_bytes(policy=built.policy.clone(linesep="\r\n"))
-        assert raw.partition(b"\r\n\r\n")[0].isascii()
+        built = login_message(f"{name} <{address}>", name=name, message_id=f"<{n}.login@clans.example>",
+                              picture=None)
+        assert wire_bytes(built).partition(b"\r\n\r\n")[0].isascii()
         parsed = _wire(built)
         (to,) = parsed["To"].addresses
         assert (to.display_name, to.addr_spec) == (name, address)
@@ -81,6 +77,6 @@ def test_headers_read_back_from_the_wire_message_after_message() -> None:
 def test_a_built_message_can_be_pickled() -> None:
     import pickle
 
-    built = messages.build(_envelope(), _context("abc"), picture=PNG)
+    built = login_message()
     again = pickle.loads(pickle.dumps(built))
     assert again.as_bytes() == built.as_bytes()

@@ -5,28 +5,17 @@ from __future__ import annotations
 
 import io
 from email.generator import BytesGenerator
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
-from aiosmtpd.controller import Controller
 
-from pbem.mail import messages
 from pbem.mail.transport import PermanentFailure, SmtpTransport, wire_bytes
-from tests.mail.smtpd import Collector, free_port
-
-PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 300
-
-
-def _message(recipient: str = "Zoë <zoe@example.org>") -> Any:
-    envelope = messages.Envelope(sender="Clans <clans@clans.example>", recipient=recipient,
-                                 message_id="<7.login@clans.example>", kind="login")
-    context = {"link": "https://clans.example/login/abc", "minutes": 30,
-               "base_url": "https://clans.example", "kind": "login"}
-    return messages.build(envelope, context, picture=PNG)
+from tests.mail.smtpd import SmtpServer
+from tests.mail.test_messages import login_message
 
 
 def test_wire_bytes_are_what_the_standard_generator_writes() -> None:
-    message = _message()
+    message = login_message()
     out = io.BytesIO()
     BytesGenerator(out, policy=message.policy).flatten(message, linesep="\r\n")
     assert wire_bytes(message) == out.getvalue()
@@ -34,18 +23,17 @@ def test_wire_bytes_are_what_the_standard_generator_writes() -> None:
 
 
 @pytest.fixture
-def server(request: Any) -> Iterator[tuple[Collector, int]]:
-    collector, port = Collector(), free_port()
-    controller = Controller(collector, hostname="127.0.0.1", port=port, enable_SMTPUTF8=request.param)
-    controller.start()
-    yield collector, port
-    controller.stop()
+def smtputf8() -> Iterator[SmtpServer]:
+    """The test server, offering SMTPUTF8 (the ``smtp`` fixture's does not)."""
+    server = SmtpServer(smtputf8=True)
+    server.start()
+    yield server
+    server.stop()
 
 
-@pytest.mark.parametrize("server", [True], indirect=True)
-def test_non_ascii_address_goes_with_smtputf8(server: tuple[Collector, int]) -> None:
-    collector, port = server
-    SmtpTransport("127.0.0.1", port, timeout=5).send(_message("Zoë <zoë@example.org>"))
+def test_non_ascii_address_goes_with_smtputf8(smtputf8: SmtpServer) -> None:
+    collector = smtputf8.collector
+    SmtpTransport(smtputf8.host, smtputf8.port, timeout=5).send(login_message("Zoë <zoë@example.org>"))
     (got,) = collector.messages()
     assert got.rcpt_tos == ["zoë@example.org"]
     # The header is raw UTF-8 on the wire (the parser keeps such bytes as surrogates).
@@ -55,31 +43,28 @@ def test_non_ascii_address_goes_with_smtputf8(server: tuple[Collector, int]) -> 
     assert got.message.get_body(preferencelist=("related",)) is not None
 
 
-@pytest.mark.parametrize("server", [False], indirect=True)
-def test_non_ascii_address_is_refused_for_good_without_smtputf8(server: tuple[Collector, int]) -> None:
-    collector, port = server
+def test_non_ascii_address_is_refused_for_good_without_smtputf8(smtp: SmtpServer) -> None:
+    collector = smtp.collector
     with pytest.raises(PermanentFailure, match="SMTPUTF8"):
-        SmtpTransport("127.0.0.1", port, timeout=5).send(_message("Zoë <zoë@example.org>"))
+        SmtpTransport(smtp.host, smtp.port, timeout=5).send(login_message("Zoë <zoë@example.org>"))
     assert collector.messages() == []
 
 
-@pytest.mark.parametrize("server", [False], indirect=True)
-def test_ascii_addresses_need_no_smtputf8(server: tuple[Collector, int]) -> None:
-    collector, port = server
-    SmtpTransport("127.0.0.1", port, timeout=5).send(_message())
+def test_ascii_addresses_need_no_smtputf8(smtp: SmtpServer) -> None:
+    collector = smtp.collector
+    SmtpTransport(smtp.host, smtp.port, timeout=5).send(login_message())
     (got,) = collector.messages()
     assert got.mail_from == "clans@clans.example" and got.rcpt_tos == ["zoe@example.org"]
     assert got.message.get_body(preferencelist=("related",)) is not None
     assert "SMTPUTF8" not in got.mail_options
 
 
-@pytest.mark.parametrize("server", [False], indirect=True)
-def test_an_8bit_body_is_declared(server: tuple[Collector, int]) -> None:
-    collector, port = server
-    message = _message()
+def test_an_8bit_body_is_declared(smtp: SmtpServer) -> None:
+    collector = smtp.collector
+    message = login_message()
     message.get_body(preferencelist=("plain",)).set_content("Zoë moved 12 → 13\n")
     assert not wire_bytes(message).isascii()
-    SmtpTransport("127.0.0.1", port, timeout=5).send(message)
+    SmtpTransport(smtp.host, smtp.port, timeout=5).send(message)
     (got,) = collector.messages()
     assert "BODY=8BITMIME" in got.mail_options
     assert got.message.get_body(preferencelist=("plain",)).get_content().rstrip() == "Zoë moved 12 → 13"
