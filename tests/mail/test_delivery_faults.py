@@ -39,6 +39,14 @@ def rows(ctx: Any, kind: str | None = None) -> list[Outbox]:
         return list(session.exec(query))
 
 
+def _unsent_invite(ctx: Any) -> tuple[Any, Outbox]:
+    """A frozen clock, and an invitation left pending: no relay hands it to a worker."""
+    now = frozen_clock(ctx)
+    ctx.relay = lambda ids: None
+    new_game(ctx, start=False)
+    return now, rows(ctx, "invite")[0]
+
+
 def test_refusing_server_then_recovering_delivers_once_late(sctx: Any, smtp: Any) -> None:
     ctx = sctx
     now = frozen_clock(ctx)
@@ -192,10 +200,7 @@ def to_move_or_accept(client: Any, ctx: Any, toks: list[str]) -> tuple[str, Any]
 def test_worker_killed_before_sending(sctx: Any, smtp: Any) -> None:
     """A worker claims a row and dies before sending: after the lease the sweep sends it."""
     ctx = sctx
-    now = frozen_clock(ctx)
-    ctx.relay = lambda ids: None  # the relay's message is lost with the worker
-    new_game(ctx, start=False)
-    row = rows(ctx, "invite")[0]
+    now, row = _unsent_invite(ctx)  # the relay's message is lost with the worker
     assert _claim(ctx, row.id)  # ... and the worker dies here
     clock.tick(ctx)
     assert row.message_id not in _ids(smtp)  # leased: nobody else takes it yet
@@ -212,10 +217,7 @@ def test_worker_killed_after_sending_duplicates_at_most_once(sctx: Any, smtp: An
     again after the lease, with the same Message-ID (so clients can drop it),
     and never a third time."""
     ctx = sctx
-    now = frozen_clock(ctx)
-    ctx.relay = lambda ids: None
-    new_game(ctx, start=False)
-    row = rows(ctx, "invite")[0]
+    now, row = _unsent_invite(ctx)
     assert _claim(ctx, row.id)
     with session_scope(ctx.engine) as session:
         message = delivery.compose(ctx, session, session.get(Outbox, row.id))  # type: ignore[arg-type]
@@ -282,10 +284,7 @@ def test_a_message_that_cannot_be_built_is_retried_then_given_up(sctx: Any, smtp
     """Building a message fails (here: a bug): the row stays pending with a
     backed-off retry, and after MAX_ATTEMPTS it is marked failed, not tried forever."""
     ctx = sctx
-    now = frozen_clock(ctx)
-    ctx.relay = lambda ids: None
-    new_game(ctx, start=False)
-    row = rows(ctx, "invite")[0]
+    now, row = _unsent_invite(ctx)
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("template exploded")
@@ -315,10 +314,7 @@ def test_a_database_connection_lost_while_the_server_talks_still_marks_the_mail_
     accepts the message (a restart, a fail-over): the message went, so it is marked
     sent, and the sweep does not send it again once the lease is over."""
     ctx = sctx
-    now = frozen_clock(ctx)
-    ctx.relay = lambda ids: None
-    new_game(ctx, start=False)
-    row = rows(ctx, "invite")[0]
+    now, row = _unsent_invite(ctx)
     backends: list[int] = []
     real_compose = delivery.compose
 
@@ -353,10 +349,7 @@ def test_a_short_database_outage_after_sending_does_not_send_twice(sctx: Any, sm
     'sent' mark is tried again until it holds, instead of leaving the row leased for
     the sweep to send again."""
     ctx = sctx
-    now = frozen_clock(ctx)
-    ctx.relay = lambda ids: None
-    new_game(ctx, start=False)
-    row = rows(ctx, "invite")[0]
+    now, row = _unsent_invite(ctx)
     real_finish = delivery._finish
     refusals = [2]
 
