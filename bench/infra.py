@@ -22,7 +22,7 @@ POSTGRES_ADMIN = os.environ.get("PBEM_BENCH_POSTGRES", "postgresql://postgres@12
 #: A Redis URL to use instead of a private redis-server (the shared server on 6379 has
 #: databases that the test suite flushes, which would drop queued tasks mid-run).
 SHARED_REDIS = os.environ.get("PBEM_BENCH_REDIS", "")
-SECRET = "bench-secret-key"
+SECRET = "bench-secret-key-long-enough-for-the-start-check"
 BASE_URL = "https://clans.bench"
 LOGS: Path = ROOT / "bench" / "data" / "logs"
 

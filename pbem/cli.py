@@ -22,7 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="also play this many autopilot-vs-random games and report the win rate")
 
     p = sub.add_parser("export", help="print a game's clans-record/1")
-    p.add_argument("game_id", type=int)
+    p.add_argument("game_id", help="the game's public id (as in its links)")
 
     p = sub.add_parser("db", help="database schema")
     p.add_argument("action", choices=["upgrade"])

@@ -1,11 +1,20 @@
 """Configuration: embedded defaults, overridden by ``PBEM_``-prefixed environment
-variables, overridden by a mapping given to ``create_app``."""
+variables, overridden by a mapping given to ``create_app``.
+
+Two keys can only be given in that mapping, never by the environment: ``DEMO``
+(set by ``pbem demo``) and Flask's ``TESTING`` (set by the tests).  Everything
+:func:`check_safe` refuses is allowed only under them."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+DEV_SECRET_KEY = "dev-only-secret-change-me"
+MIN_SECRET_KEY_LENGTH = 32
 
 DEFAULTS: dict[str, Any] = {
     # None: SQLite in instance/ (or PBEM_INSTANCE_PATH), decided when the config is loaded.
@@ -25,13 +34,31 @@ DEFAULTS: dict[str, Any] = {
     "SMTP_TIMEOUT": 20.0,
     "MAIL_FROM": "Clans by Mail <clans@localhost>",
     "BASE_URL": "http://127.0.0.1:5000",
-    "SECRET_KEY": "dev-only-secret-change-me",
-    "MAILBOX": None,  # None: on exactly when SMTP_HOST is unset
+    # The demo runs on this; every other process refuses it (check_safe).
+    "SECRET_KEY": DEV_SECRET_KEY,
+    # The caught-mail page at /mailbox: on in the demo; elsewhere only when asked
+    # for (PBEM_MAILBOX=1) on a loopback base URL.
+    "MAILBOX": False,
     "TURN_HOURS": 72,
     "REMINDER_HOURS": 24,
     "VACATION_DAYS": 7,
     "DIGEST_HOUR": 7,  # UTC hour after which the daily digest goes out
     "LOGIN_MINUTES": 30,
+    # How long a signed-in browser stays signed in (sign-out ends it at once).
+    "SESSION_DAYS": 31,
+    # Rate limits (Flask-Limiter's notation).  Stored in Redis when a broker is
+    # configured (shared by every process), in memory otherwise.
+    "RATELIMIT_STORAGE_URL": "",
+    "LIMIT_NEW_GAMES": "5 per minute; 20 per hour; 50 per day",  # per IP
+    "LIMIT_LOGIN": "5 per minute; 20 per hour",  # sign-in requests per IP
+    "LIMIT_LOGIN_MAIL": "1 per 5 minutes",  # sign-in mails per address
+    "LIMIT_INVITES": "5 per day",  # invitations (and confirmations) per address
+    "LIMIT_NEW_LINK": "3 per day",  # "send me a new link" per seat
+    "LIMIT_NEVER": "10 per hour",  # "never email me again" per IP
+    # Retention: a game nobody accepted expires after INVITE_DAYS; used or
+    # expired sign-ins and delivered outbox rows are deleted after RETENTION_DAYS.
+    "INVITE_DAYS": 14,
+    "RETENTION_DAYS": 30,
     "MAX_CONTENT_LENGTH": 64 * 1024,
 }
 
@@ -55,14 +82,12 @@ def load_config(overrides: Mapping[str, Any] | None = None,
     if not config["DATABASE_URL"]:
         instance = Path(env.get("PBEM_INSTANCE_PATH") or Path.cwd() / "instance")
         config["DATABASE_URL"] = f"sqlite:///{instance / 'pbem.sqlite3'}"
-    if config["MAILBOX"] is None:
-        config["MAILBOX"] = not config["SMTP_HOST"]
     config["BASE_URL"] = str(config["BASE_URL"]).rstrip("/")
     return config
 
 
 def _convert(key: str, raw: str, default: Any) -> Any:
-    if isinstance(default, bool) or default is None and key == "MAILBOX":
+    if isinstance(default, bool):
         value = _BOOLS.get(raw.strip().lower())
         if value is None:
             raise ValueError(f"PBEM_{key}={raw!r}: expected a yes/no value")
@@ -78,3 +103,45 @@ def _convert(key: str, raw: str, default: Any) -> Any:
         except ValueError:
             raise ValueError(f"PBEM_{key}={raw!r}: expected a number") from None
     return raw
+
+
+class UnsafeConfig(Exception):
+    """A setting that a public process must not start with; the message is one
+    line that names the variable."""
+
+
+def is_loopback(base_url: str) -> bool:
+    """Whether links point at this machine only (``localhost``, 127.0.0.0/8, ::1)."""
+    host = urlsplit(base_url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_safe(config: Mapping[str, Any]) -> None:
+    """Refuse to run a process that would be unsafe in public: a missing, known or
+    short secret key (sessions and links could be forged), a caught-mail mailbox
+    anywhere but on this machine, or no way to send mail for a public address.
+    ``pbem demo`` (``DEMO``) is exempt; the tests (``TESTING``) may catch mail."""
+    if config.get("DEMO"):
+        return
+    key = str(config.get("SECRET_KEY") or "")
+    if not key:
+        raise UnsafeConfig("PBEM_SECRET_KEY is not set: set it to a random value of at least "
+                           f"{MIN_SECRET_KEY_LENGTH} characters (python -c 'import secrets; print(secrets.token_urlsafe(48))')")
+    if key == DEV_SECRET_KEY:
+        raise UnsafeConfig("PBEM_SECRET_KEY is the development value, which is public: set a random value of "
+                           f"at least {MIN_SECRET_KEY_LENGTH} characters")
+    if len(key) < MIN_SECRET_KEY_LENGTH:
+        raise UnsafeConfig(f"PBEM_SECRET_KEY is {len(key)} characters long: it needs at least "
+                           f"{MIN_SECRET_KEY_LENGTH} random characters")
+    local = is_loopback(str(config.get("BASE_URL") or ""))
+    if config.get("MAILBOX") and not local:
+        raise UnsafeConfig(f"PBEM_MAILBOX is on for the public base URL {config.get('BASE_URL')}: the mailbox "
+                           "would show everyone's links; it is only for a loopback PBEM_BASE_URL")
+    if not config.get("SMTP_HOST") and not local and not config.get("TESTING"):
+        raise UnsafeConfig(f"PBEM_SMTP_HOST is not set: no mail transport for the public base URL "
+                           f"{config.get('BASE_URL')}")

@@ -19,7 +19,7 @@ DEMO_PLAYERS = [
 ]
 
 
-def seed(ctx: Any) -> int | None:
+def seed(ctx: Any) -> str | None:
     """Start the demo game once; every player accepts, so it is dealt and the
     first player's turn mail is waiting in the mailbox.  Returns its id if new."""
     from . import services
@@ -31,7 +31,8 @@ def seed(ctx: Any) -> int | None:
             return None
     game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
     with session_scope(ctx.engine) as session:
-        _, seats = services.game_and_seats(session, game_id)
+        game = session.exec(select(Game).where(Game.public_id == game_id)).one()
+        _, seats = services.game_and_seats(session, game.id)
     for seat in seats:
         services.accept(ctx, services.seat_token(ctx, seat))
     return game_id
@@ -55,7 +56,7 @@ def run_demo() -> int:
     host = os.environ.get("PBEM_DEMO_HOST", "127.0.0.1")
     port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
     overrides = {"BASE_URL": os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}"),
-                 "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True}
+                 "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True, "DEMO": True}
     app = create_app(overrides)
     config = app.config
     upgrade(config["DATABASE_URL"])

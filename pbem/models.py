@@ -21,7 +21,13 @@ class Game(SQLModel, table=True):
     __tablename__ = "game"
 
     id: int | None = Field(default=None, primary_key=True)
-    # invited -> active -> finished; cancelled never happens by itself.
+    #: The game's address in links, the API and mail headers: random, so that
+    #: nobody can walk from one game to the next (``tokens.public_id``).
+    public_id: str = Field(max_length=24, unique=True, index=True)
+    # invited -> active -> finished; invited -> expired when never accepted in
+    # time; cancelled never happens by itself.  While invited, the seat at
+    # position 0 is the player who started the game: the others' invitations
+    # wait until they accept.
     status: str = Field(default="invited", max_length=16, index=True)
     turn_hours: int = Field(default=72)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
@@ -36,6 +42,8 @@ class Game(SQLModel, table=True):
     turn_seat: int | None = Field(default=None)
     deadline: datetime | None = Field(default=None, sa_column=_when(index=True))
     reminded_for: datetime | None = Field(default=None, sa_column=_when())
+    # Seeds the public set-up only (huts) and the autopilot; the secret clans
+    # are drawn from the system's random source and depend on nothing stored.
     seed: int = Field(default=0)
 
 
@@ -118,6 +126,20 @@ class Login(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
     expires_at: datetime = Field(sa_column=_when(False))
     used_at: datetime | None = Field(default=None, sa_column=_when())
+    #: The browser session this link opened ended (signed out): the session
+    #: cookie names this row, so a copied cookie stops working too.
+    ended_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class Suppression(SQLModel, table=True):
+    """Addresses that asked never to be mailed again ("never email me again" in
+    an invitation).  Only the address's SHA-256 is kept."""
+
+    __tablename__ = "suppression"
+
+    id: int | None = Field(default=None, primary_key=True)
+    address_hash: str = Field(max_length=64, unique=True, index=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
 
 
 class CaughtMail(SQLModel, table=True):

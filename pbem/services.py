@@ -122,7 +122,7 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
         entry["paused_until"] = paused.isoformat() if paused and paused > now else None
     deadline = as_utc(game.deadline)
     view.update(
-        game=game.id,
+        game=game.public_id,
         status=_status_for(game, viewer),
         turn_hours=game.turn_hours,
         deadline=deadline.isoformat() if deadline and game.status == "active" else None,
@@ -139,23 +139,30 @@ def seat_view(ctx: Context, token: object) -> dict[str, Any]:
         return game_view(ctx, game, seats, seat)
 
 
-def public_game(ctx: Context, game_id: int) -> dict[str, Any]:
+def _game_by_public_id(session: Session, public_id: object) -> Game:
+    game = None
+    if tokens.is_public_id(public_id):
+        game = session.exec(select(Game).where(Game.public_id == public_id)).first()
+    if game is None:
+        raise errors.NotFound(f"there is no game {str(public_id)[:40]}")
+    return game
+
+
+def public_game(ctx: Context, public_id: object) -> dict[str, Any]:
+    """What anyone may see of the game with this public id."""
     with session_scope(ctx.engine) as session:
-        game, seats = game_and_seats(session, game_id)
-        if game is None:
-            raise errors.NotFound(f"there is no game {game_id}")
+        game = _game_by_public_id(session, public_id)
+        _, seats = game_and_seats(session, game.id)
         return game_view(ctx, game, seats, None)
 
 
-def export_game(ctx: Context, game_id: int) -> dict[str, Any]:
+def export_game(ctx: Context, public_id: object) -> dict[str, Any]:
     """The game's ``clans-record/1``; clans only once it is over."""
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
-        if game is None:
-            raise errors.NotFound(f"there is no game {game_id}")
+        game = _game_by_public_id(session, public_id)
         rules = _rules_game(game)
         if rules is None:
-            raise errors.Conflict(f"game {game_id} has not started: it has no record yet", code="not-started")
+            raise errors.Conflict(f"game {public_id} has not started: it has no record yet", code="not-started")
         return export_record(rules, reveal=rules.is_over())
 
 
@@ -196,15 +203,16 @@ def parse_players(raw: Any) -> list[NewPlayer]:
     return out
 
 
-def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None) -> int:
-    """Create a game and invite its players; it starts when all have accepted."""
+def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None) -> str:
+    """Create a game and invite its players; it starts when all have accepted.
+    Returns the game's public id."""
     hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
         raise errors.Invalid(f"turn time must be 1 to {MAX_TURN_HOURS} hours", code="invalid-turn-hours",
                              field="turn_hours")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        game = Game(turn_hours=hours, created_at=now, seed=secrets.randbits(31))
+        game = Game(public_id=tokens.public_id(), turn_hours=hours, created_at=now, seed=secrets.randbits(31))
         session.add(game)
         session.flush()
         outbox = []
@@ -219,9 +227,9 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
             session.flush()
             outbox.append(enqueue(session, kind="invite", event="invite", recipient=p.email,
                                   base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id))
-        game_id = game.id
+        public_id = game.public_id
     ctx.relay(outbox)
-    return game_id  # type: ignore[return-value]
+    return public_id
 
 
 def accept(ctx: Context, token: object) -> dict[str, Any]:
@@ -252,7 +260,9 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
 
 
 def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: datetime) -> list[int | None]:
-    deal = deal_game([s.name for s in seats], random.Random(game.seed))
+    # The huts (public) follow the stored seed; the clans come from the system's
+    # random source, so nothing stored or shown lets anyone recompute them.
+    deal = deal_game([s.name for s in seats], random.Random(game.seed), secret=random.SystemRandom())
     # Seats are renumbered so that the drawn first player sits at 0: play goes
     # round in seat order, and the game's record (which starts with the first
     # player) has exactly the service's seat order.
@@ -487,7 +497,7 @@ def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
         out = []
         for seat, game in rows:
             out.append({
-                "game": game.id, "status": _status_for(game, seat), "ply": game.ply,
+                "game": game.public_id, "status": _status_for(game, seat), "ply": game.ply,
                 "your_turn": game.status == "active" and game.turn_seat == seat.position,
                 "players": names[game.id], "link": seat_link(ctx, seat), "name": seat.name,
             })

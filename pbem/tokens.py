@@ -25,6 +25,21 @@ import secrets
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{20,100}")
 
 
+#: Lower-case letters and digits without the ones people confuse (l/1, o/0).
+PUBLIC_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+PUBLIC_ID_LENGTH = 14  # 70 bits: nobody walks from one game to another
+_PUBLIC_ID = re.compile(f"[{PUBLIC_ID_ALPHABET}]{{{PUBLIC_ID_LENGTH}}}")
+
+
+def public_id() -> str:
+    """A game's public address part, e.g. ``k3vx9q2mtr7hwa``."""
+    return "".join(secrets.choice(PUBLIC_ID_ALPHABET) for _ in range(PUBLIC_ID_LENGTH))
+
+
+def is_public_id(text: object) -> bool:
+    return isinstance(text, str) and _PUBLIC_ID.fullmatch(text) is not None
+
+
 def new_salt() -> str:
     return secrets.token_hex(16)
 

@@ -20,7 +20,7 @@ from pbem.db import make_engine, upgrade
 POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
 REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
-SECRET = "test-secret-key"
+SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
 TABLES = ["caught_mail", "outbox", "move", "login", "seat", "game"]
 
@@ -80,7 +80,7 @@ def app_config(database_url: str, **extra: Any) -> dict[str, Any]:
         "BASE_URL": BASE_URL,
         "BROKER_URL": "",
         "SMTP_HOST": "",
-        "MAILBOX": True,
+        "MAILBOX": False,
         "TESTING": True,
         **extra,
     }

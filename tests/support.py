@@ -7,11 +7,11 @@ import email.policy
 from email.message import EmailMessage
 from typing import Any
 
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from pbem import services, tokens
 from pbem.db import session_scope
-from pbem.models import CaughtMail, Seat
+from pbem.models import CaughtMail, Game, Seat
 
 PLAYERS = [
     {"name": "Ann", "email": "ann@example.org"},
@@ -20,10 +20,21 @@ PLAYERS = [
 ]
 
 
-def seat_tokens(ctx: Any, game_id: int) -> list[str]:
+def db_id(where: Any, public_id: str) -> int:
+    """The database id of the game with this public id; ``where`` is a context,
+    or the session of a transaction already open (SQLite allows one writer)."""
+    query = select(Game.id).where(Game.public_id == public_id)
+    if isinstance(where, Session):
+        return where.exec(query).one()  # type: ignore[return-value]
+    with session_scope(where.engine) as session:
+        return session.exec(query).one()  # type: ignore[return-value]
+
+
+def seat_tokens(ctx: Any, game_id: str) -> list[str]:
     """The seat tokens of a game, in seat order (derived as the mailer does)."""
     with session_scope(ctx.engine) as session:
-        seats = session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))).all()
+        seats = session.exec(select(Seat).join(Game, col(Game.id) == col(Seat.game_id))
+                             .where(Game.public_id == game_id).order_by(col(Seat.position))).all()
         return [tokens.derive(ctx.config["SECRET_KEY"], "seat", s.token_salt) for s in seats]
 
 

@@ -156,8 +156,8 @@ BOARD_KINDS = ("turn", "reminder", "deadline", "game-over", "digest")
 def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     """The message for a row as the world now stands, or ``None`` if it no longer
     should go (a turn that is over, a spent sign-in link, mail turned off)."""
-    envelope = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
-                    message_id=row.message_id, kind=row.kind, game_id=row.game_id)
+    envelope: dict[str, Any] = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
+                                    message_id=row.message_id, kind=row.kind)
     if row.kind == "login":
         login = session.get(Login, row.login_id)
         if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():  # type: ignore[operator]
@@ -171,6 +171,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         return None
     if not _still_wanted(ctx, row, game, seat):
         return None
+    envelope["game_id"] = game.public_id
     # The one view of the game for this recipient: mail shows nothing else.
     view = services.game_view(ctx, game, seats, seat)
     link = services.seat_link(ctx, seat)

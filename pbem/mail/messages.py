@@ -27,7 +27,8 @@ class Envelope:
     recipient: str
     message_id: str
     kind: str
-    game_id: int | None = None
+    #: The game's public id.
+    game_id: str | None = None
     #: https link whose POST turns this player's turn mail off (RFC 8058).
     unsubscribe: str | None = None
 

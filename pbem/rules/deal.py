@@ -50,12 +50,22 @@ def deal_huts(board: Board, rng: random.Random) -> dict[int, str]:
     return out
 
 
-def deal_game(players: Sequence[str], rng: random.Random, board: Board | None = None) -> Deal:
-    """Deal huts, secret clans and the first player; deterministic for a seeded ``rng``."""
+def deal_game(players: Sequence[str], rng: random.Random, board: Board | None = None,
+              *, secret: random.Random | None = None) -> Deal:
+    """Deal huts, secret clans and the first player; deterministic for a seeded
+    ``rng``.  The clans come from ``secret`` when given: a service passes
+    ``random.SystemRandom()``, so that the public set-up (and any seed that
+    reproduces it) says nothing about them.
+
+    >>> public = random.Random(7)
+    >>> a = deal_game(["ann", "bob"], random.Random(7), secret=random.SystemRandom())
+    >>> a.setup == deal_game(["ann", "bob"], random.Random(7)).setup
+    True
+    """
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise InvalidRecord(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
     board = board or classic_board()
     huts = deal_huts(board, rng)
-    clans = tuple(rng.sample(CLANS, len(players)))
+    clans = tuple((secret or rng).sample(CLANS, len(players)))
     first = rng.randrange(len(players))
     return Deal(board, tuple(players), tuple(sorted(huts.items())), clans, first)

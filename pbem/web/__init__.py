@@ -13,13 +13,14 @@ ROOT = Path(__file__).resolve().parents[2]
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the web app: configuration from defaults, ``PBEM_*`` environment
     variables and ``config``; the database, the mail relay and Celery wired to it."""
-    from ..config import load_config
+    from ..config import check_safe, load_config
     from ..db import make_engine
     from ..tasks import celery_init_app
     from ..context import Context
     from . import api, csrf, errors, mailbox, pages, unsubscribe
 
     settings = load_config(config)
+    check_safe(settings)
     app = Flask(
         __name__,
         template_folder=str(ROOT / "templates"),

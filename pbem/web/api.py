@@ -38,13 +38,13 @@ def create_game() -> Any:
     return jsonify(view), 201, {"Location": f"/api/v1/games/{game_id}"}
 
 
-@bp.get("/games/<int:game_id>")
-def game(game_id: int) -> Any:
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> Any:
     return jsonify(services.public_game(context(), game_id))
 
 
-@bp.get("/games/<int:game_id>/record")
-def record(game_id: int) -> Any:
+@bp.get("/games/<game_id>/record")
+def record(game_id: str) -> Any:
     return jsonify(services.export_game(context(), game_id))
 
 

@@ -165,8 +165,8 @@ def create_game() -> Any:
     return redirect(url_for(".game", game_id=game_id, new=1), 303)
 
 
-@bp.get("/games/<int:game_id>")
-def game(game_id: int) -> Any:
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> Any:
     """The public page of a game: what anyone may see (and the confirmation
     after starting one: the invitations are on their way)."""
     view = services.public_game(context(), game_id)

@@ -39,7 +39,7 @@ def live(tmp_path: Path) -> Iterator[Any]:
 
     server = make_server("127.0.0.1", 0, dispatch, threaded=True)
     base = f"http://127.0.0.1:{server.server_port}"
-    app = create_app(app_config(url, BASE_URL=base))
+    app = create_app(app_config(url, BASE_URL=base, MAILBOX=True))
     holder["app"] = app
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

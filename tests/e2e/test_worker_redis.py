@@ -199,6 +199,7 @@ def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
     monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{tmp_path / 'w.sqlite3'}")
     monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:1/0")
+    monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
     sys.modules.pop("worker", None)
     worker = importlib.import_module("worker")
     try:

@@ -18,12 +18,12 @@ from pbem.models import Game, MoveRecord, Seat
 from pbem.rules import Game as RulesGame
 from pbem.rules.bots import choose_move
 from tests.mail.smtpd import frozen_clock, parts
-from tests.support import PLAYERS, caught, new_game, play, to_move
+from tests.support import db_id, PLAYERS, caught, new_game, play, to_move
 
 
-def deadline(ctx: Any, game_id: int) -> datetime:
+def deadline(ctx: Any, game_id: str) -> datetime:
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
+        game = session.get(Game, db_id(session, game_id))
         assert game is not None and game.deadline is not None
         return as_utc(game.deadline)  # type: ignore[return-value]
 
@@ -53,7 +53,7 @@ def test_reminder_once_per_deadline_and_rearmed_by_a_move(ctx: Any) -> None:
     assert reminder["To"] == email_of(view)
     assert "hours left" in reminder["Subject"]
     with session_scope(ctx.engine) as session:
-        assert as_utc(session.get(Game, game_id).reminded_for) == due  # type: ignore[union-attr]
+        assert as_utc(session.get(Game, db_id(session, game_id)).reminded_for) == due  # type: ignore[union-attr]
     # A move sets a new deadline and re-arms the reminder for the next player.
     services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     t2, view2 = to_move(ctx, toks)
@@ -98,9 +98,9 @@ def test_no_reminder_for_mail_off_but_still_the_autopilot(ctx: Any) -> None:
         p["email"] for p in PLAYERS if p["name"] != view["you"])
 
 
-def _rules(ctx: Any, game_id: int) -> RulesGame:
+def _rules(ctx: Any, game_id: str) -> RulesGame:
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
+        game = session.get(Game, db_id(session, game_id))
         assert game is not None and game.state
         return RulesGame.from_json(json.loads(game.state)), game.seed  # type: ignore[return-value]
 
@@ -121,9 +121,9 @@ def test_autopilot_moves_at_the_deadline(ctx: Any) -> None:
     assert after["ply"] == view["ply"] + 1
     assert after["last_move"] == str(expected) and str(expected) in view["legal_moves"]
     with session_scope(ctx.engine) as session:
-        record = session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id,
+        record = session.exec(select(MoveRecord).where(MoveRecord.game_id == db_id(session, game_id),
                                                        MoveRecord.ply == view["ply"])).one()
-        seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == view["seat"])).one()
+        seat = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id), Seat.position == view["seat"])).one()
         assert record.by_autopilot and record.position == view["seat"] and record.move == str(expected)
         assert seat.autopilot_streak == 1
     # Everyone is told; the next player gets their turn mail as usual.
@@ -157,12 +157,12 @@ def test_the_autopilot_is_deterministic(ctx: Any) -> None:
     first, toks1 = new_game(ctx)
     second, toks2 = new_game(ctx)
     with session_scope(ctx.engine) as session:
-        a, b = session.get(Game, first), session.get(Game, second)
+        a, b = session.get(Game, db_id(session, first)), session.get(Game, db_id(session, second))
         assert a is not None and b is not None
         b.state, b.seed, b.turn_seat = a.state, a.seed, a.turn_seat
         session.add(b)
     now.advance(hours=73)
-    assert clock.expire_deadlines(ctx) == [first, second]
+    assert clock.expire_deadlines(ctx) == [db_id(ctx, first), db_id(ctx, second)]
     one, two = services.public_game(ctx, first), services.public_game(ctx, second)
     assert one["last_move"] == two["last_move"] and one["huts"] == two["huts"]
     assert services.autopilot_seed(12345, 0) != services.autopilot_seed(12345, 1)
@@ -175,7 +175,7 @@ def test_three_missed_turns_in_a_row_show_absent(ctx: Any) -> None:
     absent = view["seat"]
     for round_ in range(3):
         now.at = deadline(ctx, game_id) + timedelta(seconds=1)
-        assert clock.expire_deadlines(ctx) == [game_id]
+        assert clock.expire_deadlines(ctx) == [db_id(ctx, game_id)]
         seen = services.public_game(ctx, game_id)["players"][absent]
         assert seen["absent"] is (round_ == 2)
         for _ in range(2):  # the others move themselves
@@ -204,7 +204,7 @@ def test_a_move_in_time_beats_the_autopilot(ctx: Any) -> None:
     t, view = to_move(ctx, toks)
     services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     now.advance(hours=80)
-    assert services.autopilot_move(ctx, game_id, view["ply"]) is None  # stale ply: nothing
+    assert services.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is None  # stale ply: nothing
     assert services.public_game(ctx, game_id)["ply"] == 1
     with pytest.raises(errors.Conflict):
         services.submit_move(ctx, t, view["legal_moves"][1], None, view["ply"])

@@ -20,7 +20,7 @@ from pbem.mail.transport import transport_for
 from pbem.models import Outbox
 from tests.conftest import POSTGRES_ADMIN
 from tests.mail.smtpd import frozen_clock
-from tests.support import PLAYERS, new_game, seat_tokens, to_move
+from tests.support import db_id, PLAYERS, new_game, seat_tokens, to_move
 
 
 def _claim(ctx: Any, outbox_id: int) -> int | None:
@@ -266,10 +266,10 @@ def test_same_turn_decided_twice_is_one_row(ctx: Any) -> None:
 
     game_id, toks = new_game(ctx)
     with session_scope(ctx.engine) as session:
-        seat = session.exec(select(Seat).where(Seat.game_id == game_id)).first()
+        seat = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id))).first()
         assert seat is not None
         kw = dict(kind="turn", event="ply:0", recipient=seat.email, base_url=ctx.base_url, now=ctx.now(),
-                  game_id=game_id, seat_id=seat.id)
+                  game_id=db_id(session, game_id), seat_id=seat.id)
         a = enqueue(session, **kw)  # type: ignore[arg-type]
         b = enqueue(session, **kw)  # type: ignore[arg-type]
     assert b is None and (a is None or isinstance(a, int))

@@ -16,7 +16,7 @@ from pbem.db import session_scope
 from pbem.models import Outbox, Seat
 from tests.conftest import BASE_URL
 from tests.mail.smtpd import Received, frozen_clock, parts
-from tests.support import PLAYERS, new_game, play, seat_tokens, to_move
+from tests.support import PLAYERS, db_id, new_game, play, seat_tokens, to_move
 
 SEAT_LINK = re.compile(re.escape(BASE_URL) + r"/play/([A-Za-z0-9_-]+)")
 SIGNIN_LINK = re.compile(re.escape(BASE_URL) + r"/signin/([A-Za-z0-9_-]+)")
@@ -61,7 +61,7 @@ def check_message(got: Received, ctx: Any, *, board: bool) -> dict[str, Any]:
         assert msg["X-PBEM-Game"] is None and msg["List-Unsubscribe"] is None
         assert SIGNIN_LINK.search(p["text"]) and SIGNIN_LINK.search(html)
     else:
-        assert msg["X-PBEM-Game"] == str(row.game_id)
+        assert msg["X-PBEM-Game"] and db_id(ctx, msg["X-PBEM-Game"]) == row.game_id
         token = SEAT_LINK.search(p["text"]).group(1)  # type: ignore[union-attr]
         assert f"{BASE_URL}/play/{token}" in html
         with session_scope(ctx.engine) as session:

@@ -20,7 +20,7 @@ from pbem.models import Game, Outbox, Seat
 from pbem.outbox import enqueue
 from pbem.rules.tables import CLANS
 from tests.mail.smtpd import frozen_clock, parts
-from tests.support import new_game, play, to_move
+from tests.support import db_id, new_game, play, to_move
 
 SECRET_KINDS = ["invite", "turn", "reminder", "deadline", "digest"]
 
@@ -36,12 +36,12 @@ def _seat(session: Any, game_id: int, position: int) -> Seat:
 
 def _compose(ctx: Any, game_id: int, position: int, kind: str, event: str) -> dict[str, Any]:
     with session_scope(ctx.engine) as session:
-        seat = _seat(session, game_id, position)
+        seat = _seat(session, db_id(session, game_id), position)
         row = session.exec(select(Outbox).where(Outbox.seat_id == seat.id, Outbox.kind == kind,
                                                 Outbox.event == event)).first()
         if row is None:
             new_id = enqueue(session, kind=kind, event=event, recipient=seat.email, base_url=ctx.base_url,
-                             now=ctx.now(), game_id=game_id, seat_id=seat.id)
+                             now=ctx.now(), game_id=db_id(session, game_id), seat_id=seat.id)
             row = session.get(Outbox, new_id)
         assert row is not None
         message = compose(ctx, session, row)
@@ -54,9 +54,9 @@ def _compose(ctx: Any, game_id: int, position: int, kind: str, event: str) -> di
 def _redeal_others(ctx: Any, game_id: int, position: int) -> None:
     """Give every other seat a clan nobody had: in the seats and the rules' state."""
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
+        game = session.get(Game, db_id(session, game_id))
         assert game is not None
-        seats = list(session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))))
+        seats = list(session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id)).order_by(col(Seat.position))))
         if game.state is None:
             return
         state = json.loads(game.state)
@@ -87,7 +87,7 @@ def test_mail_does_not_depend_on_other_clans(ctx: Any, kind: str) -> None:
         if kind == "deadline":
             # The autopilot moved for someone else; the mail to `position` is the test.
             now.advance(hours=view["turn_hours"] + 1)
-            assert services.autopilot_move(ctx, game_id, view["ply"]) is not None
+            assert services.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is not None
             event = f"autopilot:{view['ply']}"
             position = (position + 1) % 3
         if kind == "digest":

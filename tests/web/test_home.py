@@ -47,7 +47,7 @@ def test_start_a_game_sends_invitations_and_shows_no_seat_links(client, ctx):
     response = client.post("/games", data=form)
     assert response.status_code == 303
     location = response.headers["Location"]
-    game_id = int(re.search(r"/games/(\d+)", location).group(1))
+    game_id = re.search(r"/games/(\w+)", location).group(1)
     page = client.get(location).get_data(as_text=True)
     assert "Invitations sent" in page
     assert "Ann" in page and "Bob" in page and "Cid" in page
@@ -65,7 +65,7 @@ def test_default_turn_time_and_blank_optional_rows(client, ctx):
     form = dict(FORM, csrf_token=csrf_token(client), turn_hours="")
     response = client.post("/games", data=form)
     assert response.status_code == 303
-    game_id = int(response.headers["Location"].split("/games/")[1].split("?")[0])
+    game_id = response.headers["Location"].split("/games/")[1].split("?")[0]
     view = services.public_game(ctx, game_id)
     assert len(view["players"]) == 2 and view["turn_hours"] == 72
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from pbem import services
-from tests.support import caught, new_game, play, to_move
+from tests.support import db_id, caught, new_game, play, to_move
 from tests.web.helpers import (clan_marks, csrf_from, csrf_token, finish, set_huts, snapshot,
                                two_village_position)
 
@@ -115,7 +115,7 @@ def test_absent_and_paused_players_are_marked(client, ctx):
     from pbem.models import Seat
     game_id, toks = new_game(ctx)
     with session_scope(ctx.engine) as session:
-        seats = session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))).all()
+        seats = session.exec(select(Seat).where(Seat.game_id == db_id(ctx, game_id)).order_by(col(Seat.position))).all()
         seats[1].autopilot_streak = 3
         seats[2].paused_until = ctx.now() + timedelta(days=2)
     page = page_of(client, toks[0])

@@ -76,7 +76,7 @@ def test_sign_in_flow(client, ctx):
     assert response.status_code == 200
     page = response.get_data(as_text=True)
     assert "Signed in as ann@example.org" in page
-    assert re.findall(r'data-game="(\d+)"', page) == [str(second), str(first)]
+    assert re.findall(r'data-game="(\w+)"', page) == [str(second), str(first)]
     for game in services.games_of(ctx, "ann@example.org"):
         assert f'href="{game["link"]}"' in page
     assert "invitation to accept" in page
