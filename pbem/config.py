@@ -57,6 +57,9 @@ DEFAULTS: dict[str, Any] = {
     "LIMIT_NEVER": "10 per hour",  # "never email me again" per IP
     # Retention: a game nobody accepted expires after INVITE_DAYS; used or
     # expired sign-ins and delivered outbox rows are deleted after RETENTION_DAYS.
+    # Reverse proxies in front of the web app (their X-Forwarded-For is trusted,
+    # so that rate limits count clients, not the proxy).
+    "TRUSTED_PROXIES": 0,
     "INVITE_DAYS": 14,
     "RETENTION_DAYS": 30,
     "MAX_CONTENT_LENGTH": 64 * 1024,

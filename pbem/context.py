@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from sqlalchemy.engine import Engine
 
@@ -19,6 +19,10 @@ class Context:
     #: outbox rows' ids (``None`` for a message that was there already).
     relay: Callable[[Iterable[int | None]], None] = lambda ids: None
     now: Callable[[], datetime] = field(default=utcnow)
+    #: ``limit(name, keys)`` counts one more of what the configured limit
+    #: ``name`` (e.g. ``LIMIT_INVITES``) bounds, for each key (e.g. addresses),
+    #: or raises :class:`pbem.errors.RateLimited` and counts nothing.
+    limit: Callable[[str, Sequence[str]], None] = lambda name, keys: None
 
     @property
     def secret_key(self) -> str:

@@ -50,6 +50,18 @@ class Invalid(ServiceError):
         self.player, self.field = player, field
 
 
+class RateLimited(ServiceError):
+    """Too many of something that sends mail or costs work; try again later."""
+
+    code = "rate-limited"
+    status = 429
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        #: Seconds until the limit allows it again (the ``Retry-After`` header).
+        self.retry_after = max(1, int(retry_after))
+
+
 class MoveRefused(ServiceError):
     """The rules refused a move; ``code`` is one of ``record.md``'s codes."""
 

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from .models import Outbox
 
-KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest")
+KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest", "link")
 
 
 @lru_cache(maxsize=None)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import secrets
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NoReturn, Sequence
@@ -19,8 +19,9 @@ from sqlmodel import Session, col, select
 from . import errors, tokens
 from .context import Context
 from .db import as_utc, session_scope
-from .models import Game, Login, MoveRecord, Seat
+from .models import Game, Login, MoveRecord, Seat, Suppression
 from .outbox import enqueue
+from .players import BadAddress, BadName, address_hash, clean_address, clean_name
 from .rules import Game as RulesGame
 from .rules import Move, RulesError
 from .rules.deal import deal_game
@@ -28,8 +29,6 @@ from .rules.record import export_record
 from .rules.tables import MAX_PLAYERS, MIN_PLAYERS
 from .rules.views import player_view, public_view
 
-_EMAIL = re.compile(r"[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-                    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
 MAIL_CHOICES = ("every", "digest", "none")
 MAX_TURN_HOURS = 24 * 30
 
@@ -176,7 +175,8 @@ class NewPlayer:
 
 
 def parse_players(raw: Any) -> list[NewPlayer]:
-    """Validate the players of a new game: 2-4, each a name and an email."""
+    """Validate the players of a new game: 2-4, each a name and an email
+    (:mod:`pbem.players` says what is allowed).  The first is the one starting it."""
     if not isinstance(raw, list) or not MIN_PLAYERS <= len(raw) <= MAX_PLAYERS:
         raise errors.Invalid(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players", code="invalid-players")
     out = []
@@ -184,18 +184,15 @@ def parse_players(raw: Any) -> list[NewPlayer]:
         if not isinstance(p, dict):
             raise errors.Invalid(f"player {n}: expected a name and an email", code="invalid-players",
                                  player=n, field="name")
-        name = p.get("name")
-        email = p.get("email")
-        if not isinstance(name, str) or not name.strip() or len(name.strip()) > 60 \
-                or any(ord(ch) < 32 for ch in name):
-            raise errors.Invalid(f"player {n}: a name of 1 to 60 characters is needed", code="invalid-players",
-                                 player=n, field="name")
-        if not isinstance(email, str) or len(email) > 254 or not _EMAIL.fullmatch(email.strip()):
-            raise errors.Invalid(f"player {n}: {str(email)[:80]!r} is not an email address",
-                                 code="invalid-email", player=n, field="email")
-        # Addresses are kept in lower case so that look-ups by address are exact
-        # and indexed (no LIKE: '_' and '%' are legal in addresses).
-        out.append(NewPlayer(name.strip(), email.strip().lower()))
+        try:
+            name = clean_name(p.get("name"))
+        except BadName as e:
+            raise errors.Invalid(f"player {n}: {e}", code="invalid-players", player=n, field="name") from None
+        try:
+            email = clean_address(p.get("email"))
+        except BadAddress as e:
+            raise errors.Invalid(f"player {n}: {e}", code="invalid-email", player=n, field="email") from None
+        out.append(NewPlayer(name, email))
     if len({p.email.lower() for p in out}) != len(out):
         raise errors.Invalid("every player needs an email address of their own", code="invalid-players")
     if len({p.name.lower() for p in out}) != len(out):
@@ -203,33 +200,78 @@ def parse_players(raw: Any) -> list[NewPlayer]:
     return out
 
 
-def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None) -> str:
+def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None,
+               *, confirmed: bool = False) -> str:
     """Create a game and invite its players; it starts when all have accepted.
-    Returns the game's public id."""
+    Returns the game's public id.
+
+    The first player is the one starting it.  Nobody else is mailed because an
+    anonymous visitor asked: only the first player's invitation goes out, asking
+    them to confirm, and the others' go when they accept.  ``confirmed``: the
+    request comes from the first player signed in, so every invitation goes now."""
     hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
         raise errors.Invalid(f"turn time must be 1 to {MAX_TURN_HOURS} hours", code="invalid-turn-hours",
                              field="turn_hours")
+    ctx.limit("LIMIT_INVITES", [p.email for p in (players[1:] if confirmed else players[:1])])
     now = ctx.now()
     with session_scope(ctx.engine) as session:
+        _refuse_suppressed(session, players)
         game = Game(public_id=tokens.public_id(), turn_hours=hours, created_at=now, seed=secrets.randbits(31))
         session.add(game)
         session.flush()
-        outbox = []
+        seats = []
         for position, p in enumerate(players):
             salt = tokens.new_salt()
             seat = Seat(
                 game_id=game.id, position=position, name=p.name, email=p.email, token_salt=salt,
                 token_hash=tokens.digest(tokens.derive(ctx.secret_key, "seat", salt)),
                 vacation_days_left=ctx.config["VACATION_DAYS"],
+                accepted_at=now if confirmed and position == 0 else None,
             )
             session.add(seat)
-            session.flush()
-            outbox.append(enqueue(session, kind="invite", event="invite", recipient=p.email,
-                                  base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id))
+            seats.append(seat)
+        session.flush()
+        invited = seats[1:] if confirmed else seats[:1]
+        outbox = [_invite(ctx, session, game, seat, now) for seat in invited]
         public_id = game.public_id
     ctx.relay(outbox)
     return public_id
+
+
+def _invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetime) -> int | None:
+    return enqueue(session, kind="invite", event="invite", recipient=seat.email, base_url=ctx.base_url,
+                   now=now, game_id=game.id, seat_id=seat.id)
+
+
+def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
+    hashes = {address_hash(p.email): n for n, p in enumerate(players, 1)}
+    found = session.exec(select(Suppression.address_hash)
+                         .where(col(Suppression.address_hash).in_(list(hashes)))).first()
+    if found is not None:
+        n = hashes[found]
+        raise errors.Invalid(f"player {n}: {players[n - 1].email} has asked us never to send them mail",
+                             code="suppressed", player=n, field="email")
+
+
+def is_suppressed(session: Session, address: str) -> bool:
+    return session.exec(select(Suppression.id).where(Suppression.address_hash == address_hash(address))).first() \
+        is not None
+
+
+def never_mail(ctx: Context, token: object) -> str:
+    """"Never email me again", from an invitation's link: the seat's address goes
+    on the suppression list (no later game can name it, no mail goes to it) and
+    its invitation is declined.  Returns the address."""
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        seat, game, _ = _seat_and_game(session, token)
+        digest = address_hash(seat.email)
+        if not is_suppressed(session, seat.email):
+            session.add(Suppression(address_hash=digest, created_at=now))
+        seat.mail = "none"
+        session.add(seat)
+        return seat.email
 
 
 def accept(ctx: Context, token: object) -> dict[str, Any]:
@@ -245,6 +287,11 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
         session.add(seat)
         session.flush()
         outbox: list[int | None] = []
+        if seat.position == 0:
+            # The one who started the game confirms it: now the others are asked.
+            others = [s for s in seats if s.accepted_at is None]
+            ctx.limit("LIMIT_INVITES", [s.email for s in others])
+            outbox = [_invite(ctx, session, game, s, now) for s in others]
         if all(s.accepted_at is not None for s in seats):
             # Guarded like a move: only one acceptance may start the game.
             started = session.execute(
@@ -252,7 +299,7 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
                 .values(status="active")
             )
             if started.rowcount == 1:  # type: ignore[attr-defined]
-                outbox = _start(ctx, session, game, seats, now)
+                outbox += _start(ctx, session, game, seats, now)
         session.refresh(game)
         view = game_view(ctx, game, seats, seat)
     ctx.relay(outbox)
@@ -421,26 +468,44 @@ def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
 # -- signing in ---------------------------------------------------------------
 
 
+def login_address(email: object) -> str:
+    """The address a sign-in form was given, checked like a player's."""
+    try:
+        return clean_address(email)
+    except BadAddress:
+        raise errors.Invalid("that is not an email address", code="invalid-email") from None
+
+
 def request_login(ctx: Context, email: object) -> None:
-    """Mail a sign-in link to ``email`` if it has games.  Says nothing either way,
-    so the form cannot be used to learn who plays here."""
-    if not isinstance(email, str) or len(email) > 254 or not _EMAIL.fullmatch(email.strip()):
-        raise errors.Invalid("that is not an email address", code="invalid-email")
-    email = email.strip()
+    """Ask for a sign-in link for ``email``.  The same work whether or not the
+    address has games (one outbox row, handed to the background), so neither the
+    answer nor its timing tells who plays here: the worker looks the address up
+    and writes the link (:func:`new_login`), or drops the row."""
+    address = login_address(email)
+    try:
+        ctx.limit("LIMIT_LOGIN_MAIL", [address])
+    except errors.RateLimited:
+        return  # one sign-in mail per address per few minutes, whatever is asked
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        known = session.exec(select(Seat.id).where(col(Seat.email) == email.lower())).first()
-        if known is None:
-            return
-        salt = tokens.new_salt()
-        login = Login(email=email.lower(), token_salt=salt, created_at=now,
-                      token_hash=tokens.digest(tokens.derive(ctx.secret_key, "login", salt)),
-                      expires_at=now + timedelta(minutes=ctx.config["LOGIN_MINUTES"]))
-        session.add(login)
-        session.flush()
-        row = enqueue(session, kind="login", event=f"login:{login.id}", recipient=email,
-                      base_url=ctx.base_url, now=now, login_id=login.id)
+        row = enqueue(session, kind="login", event=f"login:{uuid.uuid4().hex}", recipient=address,
+                      base_url=ctx.base_url, now=now)
     ctx.relay([row])
+
+
+def new_login(ctx: Context, session: Session, address: str) -> Login | None:
+    """A fresh sign-in link for an address that has games (``None`` otherwise),
+    in the caller's transaction: the worker delivering a sign-in request."""
+    if session.exec(select(Seat.id).where(col(Seat.email) == address)).first() is None:
+        return None
+    now = ctx.now()
+    salt = tokens.new_salt()
+    login = Login(email=address, token_salt=salt, created_at=now,
+                  token_hash=tokens.digest(tokens.derive(ctx.secret_key, "login", salt)),
+                  expires_at=now + timedelta(minutes=ctx.config["LOGIN_MINUTES"]))
+    session.add(login)
+    session.flush()
+    return login
 
 
 def login_link(ctx: Context, login: Login) -> str:
@@ -467,8 +532,16 @@ def check_login(ctx: Context, token: object) -> str:
         return _login_for(session, token, ctx.now()).email
 
 
-def use_login(ctx: Context, token: object) -> str:
-    """Spend a sign-in link (the page's POST); returns the email it signs in."""
+@dataclass(frozen=True)
+class SignedIn:
+    """A browser session opened by a sign-in link: the cookie holds both."""
+
+    email: str
+    login_id: int
+
+
+def use_login(ctx: Context, token: object) -> SignedIn:
+    """Spend a sign-in link (the page's POST): the session it opens."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         login = _login_for(session, token, now)
@@ -477,16 +550,45 @@ def use_login(ctx: Context, token: object) -> str:
         )
         if spent.rowcount != 1:  # type: ignore[attr-defined]
             raise errors.Unauthorized("this sign-in link has been used already", code="used-link")
-        return login.email
+        return SignedIn(login.email, login.id)  # type: ignore[arg-type]
 
 
-def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
-    """Every game of the player with this email, newest first, with their link."""
+def signed_in(ctx: Context, email: object, login_id: object) -> bool:
+    """Whether a browser session is still good: its sign-in was used, has not
+    been signed out of, and is younger than ``SESSION_DAYS``."""
+    if not isinstance(email, str) or isinstance(login_id, bool) or not isinstance(login_id, int):
+        return False
+    since = ctx.now() - timedelta(days=ctx.config["SESSION_DAYS"])
+    with session_scope(ctx.engine) as session:
+        return session.exec(select(Login.id).where(
+            col(Login.id) == login_id, col(Login.email) == email, col(Login.used_at).is_not(None),
+            col(Login.used_at) > since, col(Login.ended_at).is_(None))).first() is not None
+
+
+def sign_out(ctx: Context, login_id: object) -> None:
+    """End a browser session for good: a copy of its cookie opens nothing."""
+    if isinstance(login_id, bool) or not isinstance(login_id, int):
+        return
+    with session_scope(ctx.engine) as session:
+        session.execute(update(Login).where(col(Login.id) == login_id, col(Login.ended_at).is_(None))
+                        .values(ended_at=ctx.now()))
+
+
+GAMES_PER_PAGE = 20
+
+
+def games_of(ctx: Context, email: str, page: int = 1) -> tuple[list[dict[str, Any]], bool]:
+    """One page of the games of the player with this email, newest first, with
+    their links; and whether there are more."""
+    page = max(1, page)
     with session_scope(ctx.engine) as session:
         rows = session.exec(
             select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
             .where(col(Seat.email) == email.lower()).order_by(col(Game.id).desc())
+            .offset((page - 1) * GAMES_PER_PAGE).limit(GAMES_PER_PAGE + 1)
         ).all()
+        more = len(rows) > GAMES_PER_PAGE
+        rows = rows[:GAMES_PER_PAGE]
         # Every player's name in each of these games, in one query rather than one per game.
         names: dict[int, list[str]] = {}
         for game_id, name in session.exec(
@@ -501,7 +603,27 @@ def games_of(ctx: Context, email: str) -> list[dict[str, Any]]:
                 "your_turn": game.status == "active" and game.turn_seat == seat.position,
                 "players": names[game.id], "link": seat_link(ctx, seat), "name": seat.name,
             })
-        return out
+        return out, more
+
+
+def replace_seat_link(ctx: Context, token: object) -> str:
+    """A leaked seat link can be replaced: the seat gets a new token, the old one
+    stops working at once, and the new link is mailed to the seat's own address
+    (never shown to whoever holds the old one).  Returns the game's public id."""
+    if tokens.well_formed(token):
+        ctx.limit("LIMIT_NEW_LINK", [tokens.digest(str(token))])
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        seat, game, _ = _seat_and_game(session, token)
+        seat.token_salt = tokens.new_salt()
+        seat.token_hash = tokens.digest(tokens.derive(ctx.secret_key, "seat", seat.token_salt))
+        session.add(seat)
+        session.flush()
+        row = enqueue(session, kind="link", event=f"link:{uuid.uuid4().hex}", recipient=seat.email,
+                      base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
+        public_id = game.public_id
+    ctx.relay([row])
+    return public_id
 
 
 # -- the clock: vacations and the autopilot -------------------------------------

@@ -38,11 +38,15 @@ def seat_tokens(ctx: Any, game_id: str) -> list[str]:
         return [tokens.derive(ctx.config["SECRET_KEY"], "seat", s.token_salt) for s in seats]
 
 
-def new_game(ctx: Any, players: int = 3, *, start: bool = True) -> tuple[int, list[str]]:
-    """A game with ``players`` players, all accepted (so dealt) when ``start``."""
+def new_game(ctx: Any, players: int = 3, *, start: bool = True) -> tuple[str, list[str]]:
+    """A game with ``players`` players, all accepted (so dealt) when ``start``;
+    otherwise confirmed by its first player, so that every player has an
+    invitation (the first player's asked them to confirm)."""
     game_id = services.start_game(ctx, services.parse_players(PLAYERS[:players] if players <= 3 else PLAYERS + [
         {"name": "Dee", "email": "dee@example.org"}]))
     toks = seat_tokens(ctx, game_id)
+    if not start:
+        services.accept(ctx, toks[0])
     if start:
         for t in toks:
             services.accept(ctx, t)

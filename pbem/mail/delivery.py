@@ -158,8 +158,10 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     should go (a turn that is over, a spent sign-in link, mail turned off)."""
     envelope: dict[str, Any] = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
                                     message_id=row.message_id, kind=row.kind)
+    if services.is_suppressed(session, row.recipient):
+        return None  # they asked never to be mailed again
     if row.kind == "login":
-        login = session.get(Login, row.login_id)
+        login = _login_of(ctx, session, row)
         if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():  # type: ignore[operator]
             return None
         context = {"link": services.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
@@ -186,12 +188,29 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
                    unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}")
     if row.kind == "deadline":
         context.update(_autopilot_context(view, context["history"], _event_ply(row.event), seat.position))
+    if row.kind == "invite":
+        # Who asked: the one who started the game sits at 0 until it starts.
+        creator = seats[0]
+        context.update(confirming=seat.position == 0, inviter=creator.name, inviter_email=creator.email,
+                       never=f"{ctx.base_url}/never/{services.seat_token(ctx, seat)}")
     picture = None
     if row.kind in BOARD_KINDS and view.get("huts"):
         picture = board_png(classic_board(), view)
     context["has_board"] = picture is not None
     return messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
                           picture=picture)
+
+
+def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:
+    """The sign-in link a ``login`` row sends: written on its first attempt, if
+    the address has games (the request itself did the same work for every
+    address), and kept with the row for later attempts."""
+    if row.login_id is not None:
+        return session.get(Login, row.login_id)
+    login = services.new_login(ctx, session, row.recipient)
+    if login is not None:
+        _mark(session.connection(), row.id, login_id=login.id)  # type: ignore[arg-type]
+    return login
 
 
 def _event_ply(event: str) -> int:
@@ -210,6 +229,9 @@ def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
     if row.kind == "game-over":
         # The result goes to every player, even one who turned turn mail off.
         return game.status == "finished"
+    if row.kind == "link":
+        # They asked for it; only the newest link works, and it is built now.
+        return True
     if seat.mail == "none":
         return False
     if row.kind == "turn":
@@ -334,7 +356,6 @@ def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: 
         "name": seat_name,
         "link": link,
         "others": names_text(others),
-        "inviter_line": "",
         "turn_hours": view.get("turn_hours"),
         "since": history[since_ply:] if since_ply < len(history) else [],
         "history": history,

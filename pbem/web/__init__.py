@@ -18,6 +18,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from ..tasks import celery_init_app
     from ..context import Context
     from . import api, csrf, errors, mailbox, pages, unsubscribe
+    from .limits import Limits
 
     settings = load_config(config)
     check_safe(settings)
@@ -29,9 +30,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(settings)
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
+    if settings["TRUSTED_PROXIES"]:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = int(settings["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
+
     engine = make_engine(settings["DATABASE_URL"])
     celery = celery_init_app(app)
-    ctx = Context(engine=engine, config=settings, relay=celery.relay)  # type: ignore[attr-defined]
+    ctx = Context(engine=engine, config=settings, relay=celery.relay,  # type: ignore[attr-defined]
+                  limit=Limits(app))
     app.extensions["pbem"] = ctx
 
     csrf.init_app(app)

@@ -9,6 +9,7 @@ from flask import Blueprint, jsonify, request
 from .. import services
 from ..errors import BadRequest, Unauthorized
 from . import context
+from .limits import limits
 from .openapi import OPENAPI
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -31,6 +32,7 @@ def _bearer() -> str:
 
 @bp.post("/games")
 def create_game() -> Any:
+    limits().per_ip("LIMIT_NEW_GAMES")
     body = _json_body()
     players = services.parse_players(body.get("players"))
     game_id = services.start_game(context(), players, body.get("turn_hours"))

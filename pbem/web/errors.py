@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ..errors import ServiceError
+from ..errors import RateLimited, ServiceError
 
 
 def _wants_json() -> bool:
@@ -24,7 +24,10 @@ def error_response(code: str, message: str, status: int) -> Any:
 def init_app(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def service_error(e: ServiceError) -> Any:
-        return error_response(e.code, e.message, e.status)
+        response, status = error_response(e.code, e.message, e.status)
+        if isinstance(e, RateLimited):
+            return response, status, {"Retry-After": str(e.retry_after)}
+        return response, status
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException) -> Any:

@@ -13,7 +13,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, flash, g, redirect, render_template, request, session, url_for
 from markupsafe import Markup, escape
 
 from .. import services
@@ -23,6 +23,7 @@ from ..rules.svg import CLAN_COLOURS, TERRAIN_COLOURS, board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import describe_history, names_text
 from . import context
+from .limits import limits
 
 bp = Blueprint("pages", __name__)
 
@@ -109,10 +110,23 @@ def _parse_time(value: object) -> datetime | None:
     return at.astimezone(timezone.utc)
 
 
+def signed_in_email() -> str | None:
+    """The address this browser is signed in as, if its session is still good
+    (not signed out, not too old); a session that is not is forgotten."""
+    if "signed_in" not in g:
+        email, login_id = session.get("email"), session.get("login")
+        ok = email is not None and services.signed_in(context(), email, login_id)
+        if email is not None and not ok:
+            session.pop("email", None)
+            session.pop("login", None)
+        g.signed_in = email if ok else None
+    return g.signed_in  # type: ignore[no-any-return]
+
+
 @bp.app_context_processor
 def _globals() -> dict[str, Any]:
     return {
-        "signed_in": session.get("email"),
+        "signed_in": signed_in_email() if "email" in session else None,
         "clan_colours": CLAN_COLOURS,
         "terrain_colours": TERRAIN_COLOURS,
     }
@@ -155,14 +169,17 @@ def create_game() -> Any:
             return _home(rows, hours_text, "The turn time must be a whole number of hours, e.g. 72.", 422,
                          bad_field="turn_hours")
         hours = int(m.group(1))
+    limits().per_ip("LIMIT_NEW_GAMES")
     try:
         parsed = services.parse_players(players)
-        game_id = services.start_game(context(), parsed, hours)
+        # Signed in as the first player: they confirm by starting it.
+        confirmed = signed_in_email() == parsed[0].email
+        game_id = services.start_game(context(), parsed, hours, confirmed=confirmed)
     except Invalid as e:
         # Point at the field the message is about (players count the rows in use).
         row = used[e.player - 1] if e.player is not None else None
         return _home(rows, hours_text, e.message, e.status, bad_row=row, bad_field=e.field)
-    return redirect(url_for(".game", game_id=game_id, new=1), 303)
+    return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
 
 
 @bp.get("/games/<game_id>")
@@ -170,7 +187,8 @@ def game(game_id: str) -> Any:
     """The public page of a game: what anyone may see (and the confirmation
     after starting one: the invitations are on their way)."""
     view = services.public_game(context(), game_id)
-    return render_template("game.html", view=view, new=request.args.get("new") == "1",
+    new = request.args.get("new")
+    return render_template("game.html", view=view, new=new in ("1", "confirmed"), confirmed=new == "confirmed",
                            **_game_parts(view, None))
 
 
@@ -364,6 +382,14 @@ def pause(token: str) -> Any:
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
 
+@bp.post("/play/<token>/new-link")
+def new_link(token: str) -> Any:
+    """Replace a leaked seat link: the new one goes by mail to the seat's own
+    address, and this one stops working at once."""
+    services.replace_seat_link(context(), token)
+    return render_template("new_link.html")
+
+
 # -- signing in ---------------------------------------------------------------
 
 
@@ -374,6 +400,7 @@ def login() -> Any:
 
 @bp.post("/login")
 def login_post() -> Any:
+    limits().per_ip("LIMIT_LOGIN")
     email = request.form.get("email", "")[:300]
     try:
         services.request_login(context(), email)
@@ -390,22 +417,27 @@ def signin(token: str) -> Any:
 
 @bp.post("/signin/<token>")
 def signin_post(token: str) -> Any:
-    email = services.use_login(context(), token)
+    opened = services.use_login(context(), token)
     session.clear()  # a fresh session (and form token) for the signed-in player
-    session["email"] = email
+    session["email"] = opened.email
+    session["login"] = opened.login_id
     return redirect(url_for(".games"), 303)
 
 
 @bp.get("/games")
 def games() -> Any:
-    email = session.get("email")
+    email = signed_in_email()
     if not email:
         return redirect(url_for(".login"), 303)
-    return render_template("games.html", email=email, games=services.games_of(context(), str(email)))
+    m = _WHOLE.fullmatch(request.args.get("page", "1")[:12])
+    page = max(1, int(m.group(1))) if m else 1
+    rows, more = services.games_of(context(), email, page)
+    return render_template("games.html", email=email, games=rows, page=page, more=more)
 
 
 @bp.post("/logout")
 def logout() -> Any:
+    services.sign_out(context(), session.get("login"))
     session.clear()
     flash("You are signed out.", "ok")
     return redirect(url_for(".home"), 303)

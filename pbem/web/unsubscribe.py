@@ -20,6 +20,7 @@ from flask import Blueprint, Response, render_template, request
 
 from .. import services
 from . import context
+from .limits import limits
 
 bp = Blueprint("unsubscribe", __name__)
 
@@ -56,3 +57,22 @@ def unsubscribe(token: str) -> Any:
 
 def _no_store() -> dict[str, str]:
     return {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex"}
+
+
+# -- never email me again -------------------------------------------------------
+# The link in every invitation.  GET shows a button and changes nothing; the
+# page's POST (a form of this site, so CSRF-checked) puts the address on the
+# suppression list.
+
+
+@bp.route("/never/<token>", methods=["GET", "HEAD"])
+def never(token: str) -> Any:
+    services.seat_view(context(), token)  # 401 for a bad token
+    return render_template("never.html", token=token, done=False)
+
+
+@bp.post("/never/<token>")
+def never_post(token: str) -> Any:
+    limits().per_ip("LIMIT_NEVER")
+    address = services.never_mail(context(), token)
+    return render_template("never.html", token=token, done=True, address=address)

@@ -90,10 +90,20 @@ def own_clan_only(text: str, own: str) -> None:
             assert f"secret clan: {clan}" not in text and f"clan {clan}" not in text
 
 
+def _confirmed_game(ctx: Any, box: Any, timeout: float = 20.0) -> tuple[str, list[str]]:
+    """A new game whose first player got their invitation and then accepted,
+    which sends the others theirs."""
+    game_id = services.start_game(ctx, services.parse_players(PLAYERS))
+    assert [r.to for r in box.wait_for(1, timeout=timeout, kind="invite")] == [PLAYERS[0]["email"]]
+    toks = seat_tokens(ctx, game_id)
+    services.accept(ctx, toks[0])
+    return game_id, toks
+
+
 def test_turns_through_redis_and_a_worker(worker_app: Any, smtp: SmtpServer) -> None:
     ctx = worker_app.extensions["pbem"]
     box = smtp.collector
-    game_id, toks = new_game(ctx, start=False)
+    game_id, toks = _confirmed_game(ctx, box)
     assert sorted(r.to for r in box.wait_for(3, kind="invite")) == sorted(EMAILS.values())
     for t in toks:
         services.accept(ctx, t)
@@ -175,7 +185,7 @@ def test_celery_a_worker_command(database_url: str, smtp: SmtpServer, redis_url:
     app = create_app(smtp.config(database_url, BROKER_URL=broker))
     try:
         ctx = app.extensions["pbem"]
-        game_id, toks = new_game(ctx, start=False)
+        game_id, toks = _confirmed_game(ctx, smtp.collector, timeout=40)
         got = smtp.collector.wait_for(3, timeout=40, kind="invite")
         assert sorted(r.to for r in got) == sorted(EMAILS.values())
         assert seat_tokens(ctx, game_id)

@@ -85,7 +85,7 @@ def test_every_kind_through_smtp(smtp_app: Any, sctx: Any, smtp: Any) -> None:
     assert sorted(r.to for r in invites) == sorted(p["email"] for p in PLAYERS)
     for got in invites:
         p = check_message(got, ctx, board=False)
-        assert "You are invited" in got.message["Subject"]
+        assert ("Confirm your game" if got.to == PLAYERS[0]["email"] else "Ann invites you") in got.message["Subject"]
         assert client.get(f"/play/{p['token']}").status_code == 200
         assert client.get("/api/v1/seat", headers={"Authorization": f"Bearer {p['token']}"}).json[
             "game"] == game_id

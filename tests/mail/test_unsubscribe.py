@@ -63,6 +63,6 @@ def test_bad_token_is_401_and_changes_nothing(client: Any, ctx: Any) -> None:
 def test_other_posts_still_need_the_csrf_token(client: Any, ctx: Any) -> None:
     """The exemption is for the unsubscribe endpoint only."""
     game_id, toks = new_game(ctx, start=False)
-    refused = client.post(f"/play/{toks[0]}/accept", data={})
+    refused = client.post(f"/play/{toks[1]}/accept", data={})
     assert refused.status_code == 400
-    assert services.seat_view(ctx, toks[0])["status"] == "invited"
+    assert services.seat_view(ctx, toks[1])["status"] == "invited"

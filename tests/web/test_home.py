@@ -8,7 +8,7 @@ import pytest
 
 from pbem import services
 from tests.support import caught
-from tests.web.helpers import csrf_token, snapshot
+from tests.web.helpers import csrf_from, csrf_token, snapshot
 
 FORM = {
     "name0": "Ann", "email0": "ann@example.org",
@@ -49,16 +49,25 @@ def test_start_a_game_sends_invitations_and_shows_no_seat_links(client, ctx):
     location = response.headers["Location"]
     game_id = re.search(r"/games/(\w+)", location).group(1)
     page = client.get(location).get_data(as_text=True)
-    assert "Invitations sent" in page
+    assert "Check your email" in page and "Nobody else gets an email until Ann accepts" in " ".join(page.split())
     assert "Ann" in page and "Bob" in page and "Cid" in page
     assert "/play/" not in page  # each player gets their own link by email, nowhere else
     view = services.public_game(ctx, game_id)
     assert view["status"] == "invited" and view["turn_hours"] == 48
     assert [p["name"] for p in view["players"]] == ["Ann", "Bob", "Cid"]
-    invites = caught(ctx, kind="invite")
-    assert sorted(m["To"] for m in invites) == ["ann@example.org", "bob@example.org", "cid@example.org"]
+    # Only the one who started it is mailed, to confirm; the others when Ann accepts.
+    (confirm,) = caught(ctx, kind="invite")
+    assert confirm["To"] == "ann@example.org" and "Confirm your game" in confirm["Subject"]
+    link = re.search(r"https://clans\.example(/play/\S+)", confirm.get_body(preferencelist=("plain",)).get_content())
+    page = client.get(link.group(1)).get_data(as_text=True)
+    assert "Accept and invite the others" in page
+    client.post(link.group(1) + "/accept", data={"csrf_token": csrf_from(page)})
+    invites = caught(ctx, kind="invite")[1:]
+    assert sorted(m["To"] for m in invites) == ["bob@example.org", "cid@example.org"]
     for m in invites:
-        assert "/play/" in m.get_body(preferencelist=("plain",)).get_content()
+        body = m.get_body(preferencelist=("plain",)).get_content()
+        assert "/play/" in body and "Ann (ann@example.org) asked us to invite you" in " ".join(body.split())
+        assert "/never/" in body
 
 
 def test_default_turn_time_and_blank_optional_rows(client, ctx):
@@ -136,9 +145,9 @@ def test_the_field_in_error_is_marked(client, ctx):
 
 def test_a_name_in_error_is_marked_whatever_the_message_says(client, ctx):
     # The row comes from the error itself, not from parsing its wording.
-    form = dict(FORM, csrf_token=csrf_token(client), name3="x" * 61, email3="dee@example.org")
+    form = dict(FORM, csrf_token=csrf_token(client), name3="x" * 41, email3="dee@example.org")
     page = client.post("/games", data=form).get_data(as_text=True)
-    assert "Player 3: a name of 1 to 60 characters is needed." in page
+    assert "Player 3: a name may have at most 40 characters." in page
     assert re.findall(r'<input id="(\w+)"[^>]*aria-invalid="true"', page) == ["name3"]
     page = client.post("/games", data=dict(form, name3="Dee", turn_hours="100000")).get_data(as_text=True)
     assert re.findall(r'<input id="(\w+)"[^>]*aria-invalid="true"', page) == ["turn_hours"]

@@ -1,0 +1,82 @@
+"""What a player gives us: a display name and an email address, each checked
+before anything is stored or mailed.
+
+Names end up in other people's mail and pages, so they are plain text of a
+bounded length: no control, format or line-separator characters (which broke
+mail headers) and no web addresses (which would turn an invitation into an
+advert).  Addresses are checked by ``email-validator`` without network look-ups,
+and must be a single plain mailbox: no quotes, no encoded words, nothing that a
+``To:`` header could read as other people.
+
+>>> clean_name("  Zoe\\u0308 ")
+'Zoë'
+>>> clean_address(" Ann@Example.ORG ")
+'ann@example.org'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from email_validator import EmailNotValidError, validate_email
+
+MAX_NAME = 40
+MAX_ADDRESS = 254
+#: Unicode categories a name may not contain: controls, format characters
+#: (bidi overrides, zero-width joiners), line and paragraph separators.
+_FORBIDDEN_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}
+_URL = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|\b[a-z0-9-]+\.(?:com|net|org|io|ru|cn|xyz|top|info|biz|co|me|ly)\b)")
+
+
+class BadName(ValueError):
+    pass
+
+
+class BadAddress(ValueError):
+    pass
+
+
+def clean_name(raw: object) -> str:
+    """The name as stored: NFC, trimmed, inner runs of spaces folded to one."""
+    if not isinstance(raw, str):
+        raise BadName("a name is needed")
+    name = " ".join(unicodedata.normalize("NFC", raw).split())
+    if not name:
+        raise BadName("a name is needed")
+    if len(name) > MAX_NAME:
+        raise BadName(f"a name may have at most {MAX_NAME} characters")
+    if any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in name):
+        raise BadName("a name may not contain control or invisible characters")
+    if _URL.search(name):
+        raise BadName("a name may not contain a web address")
+    return name
+
+
+def clean_address(raw: object) -> str:
+    """The address as stored and mailed: validated, the domain normalised, the
+    whole in lower case (so that look-ups by address are exact and indexed)."""
+    if not isinstance(raw, str):
+        raise BadAddress("an email address is needed")
+    text = raw.strip()
+    if not text:
+        raise BadAddress("an email address is needed")
+    if len(text) > MAX_ADDRESS:
+        raise BadAddress(f"an email address has at most {MAX_ADDRESS} characters")
+    # email-validator accepts these inside a local part; a header parser may read
+    # them as something else (an encoded word naming other people, a quoted string).
+    if "=?" in text or any(ch in text for ch in "\"'\\<>,;:()[]") or \
+            any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES or ch.isspace() for ch in text):
+        raise BadAddress(f"{text[:80]!r} is not a plain email address")
+    try:
+        checked = validate_email(text, check_deliverability=False, allow_quoted_local=False,
+                                 allow_domain_literal=False, allow_display_name=False)
+    except EmailNotValidError:
+        raise BadAddress(f"{text[:80]!r} is not an email address") from None
+    return checked.normalized.lower()
+
+
+def address_hash(address: str) -> str:
+    """What the suppression list keeps of an address."""
+    return hashlib.sha256(address.strip().lower().encode()).hexdigest()
