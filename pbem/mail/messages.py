@@ -6,15 +6,17 @@ but reading templates; the caller gathers the view and the picture."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
 from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
 from email.message import EmailMessage
+from email.policy import Policy
 from email.utils import formatdate
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import jinja2
 
@@ -33,10 +35,51 @@ class Envelope:
     unsubscribe: str | None = None
 
 
+class _Verbatim(BaseHeader):
+    """A header written as it is given, never RFC 2047-encoded: the stock class
+    takes an unknown header for text and, once its line is long, encodes it, which
+    for List-Unsubscribe leaves a mail client no ``<URL>`` to unsubscribe with.
+    Hence a value must be printable ASCII (else ``ValueError``); a long one is
+    folded only between its items, never inside one."""
+
+    max_count = 1
+    #: The whole value: words of printable ASCII, single spaces between them.
+    value_pattern: ClassVar[re.Pattern[str]] = re.compile(r"[!-~]+(?: [!-~]+)*")
+    #: The items it may be folded between (here, the value is one item).
+    item_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
+
+    @classmethod
+    def parse(cls, value: str, kwds: dict[str, Any]) -> None:
+        if not cls.value_pattern.fullmatch(value):
+            raise ValueError(f"not a value to write as it is: {value!r}")
+        kwds["decoded"] = value
+        kwds["parse_tree"] = None  # only BaseHeader.fold reads it
+
+    def fold(self, *, policy: Policy) -> str:
+        items = self.item_pattern.findall(str(self))
+        return f"{self.name}: {(',' + policy.linesep + ' ').join(items)}{policy.linesep}"
+
+
+#: One ``<URL>`` of a List-Unsubscribe header: printable ASCII, no angle brackets.
+_URL = r"<[!-;=?-~]+>"
+
+
+class _UrlList(_Verbatim):
+    """List-Unsubscribe (RFC 2369, RFC 8058): ``<URL>`` items separated by commas."""
+
+    value_pattern = re.compile(rf"{_URL}(?:[ \t]*,[ \t]*{_URL})*")
+    item_pattern = re.compile(_URL)
+
+
 class _Headers(HeaderRegistry):
     """The email package parses every header value it is given, and most of a
     notice's (content types, encodings, the kind) are the same in every message:
     each such text is parsed once.  Parsed headers are immutable strings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.map_to_type("list-unsubscribe", _UrlList)
+        self.map_to_type("list-unsubscribe-post", _Verbatim)
 
     def __call__(self, name: str, value: object) -> BaseHeader:
         if type(value) is str:
@@ -98,7 +141,11 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
         # One thread per game in mail clients that thread by reference.
         msg["References"] = f"<game-{envelope.game_id}@{_domain(envelope.message_id)}>"
     if envelope.unsubscribe:
-        msg["List-Unsubscribe"] = f"<{envelope.unsubscribe}>"
+        link = f"<{envelope.unsubscribe}>"
+        # One link: a ``>`` in it would end it early and start a second.
+        if not re.fullmatch(_URL, link):
+            raise ValueError(f"not an unsubscribe link to write as it is: {envelope.unsubscribe!r}")
+        msg["List-Unsubscribe"] = link
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg.set_content(text)
     html = render_html(envelope.kind, {**context, "subject": subject, "picture_cid": "board" if picture else None})
