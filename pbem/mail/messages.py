@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from email import policy
-from email.headerregistry import BaseHeader, HeaderRegistry
+from email import _header_value_parser as _parser
+from email import errors, policy
+from email.headerregistry import Address, BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.policy import Policy
 from email.utils import formatdate
@@ -130,7 +131,7 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     msg = EmailMessage(policy=POLICY)
     msg["Subject"] = subject
     msg["From"] = envelope.sender
-    msg["To"] = envelope.recipient
+    msg["To"] = _only_address(envelope.recipient)
     msg["Message-ID"] = envelope.message_id
     msg["Date"] = formatdate(localtime=False)
     msg["X-PBEM-Kind"] = envelope.kind
@@ -158,6 +159,24 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")
     return msg
+
+
+def _only_address(recipient: str) -> Address:
+    """The To header: the envelope recipient and nothing else (no display name).
+    It must read back as exactly the same text: a local part of encoded words,
+    ``=?utf-8?q?a=40b.example=2c_c=40d.example?=@x.example``, would otherwise be
+    decoded into what a mail client shows as several addresses.  ``ValueError``
+    when it is not one plain address (delivery retries, then gives up)."""
+    try:
+        spec, rest = _parser.get_addr_spec(recipient)
+        # A local part beyond ASCII is fine: it goes with SMTPUTF8 (see transport).
+        defects = [d for d in spec.all_defects if not isinstance(d, errors.NonASCIILocalPartDefect)]
+        address = Address(username=spec.local_part, domain=spec.domain)
+    except (errors.HeaderParseError, ValueError, IndexError) as e:  # IndexError: "" and other empty parts
+        raise ValueError(f"the recipient is not one plain mail address: {recipient!r}") from e
+    if rest or defects or address.addr_spec != recipient:
+        raise ValueError(f"the recipient is not one plain mail address: {recipient!r}")
+    return address
 
 
 def _boundary() -> str:

@@ -106,3 +106,35 @@ def test_several_unsubscribe_urls_are_folded_only_between_them(flatten: Callable
 def test_an_unsubscribe_url_that_cannot_go_out_literally_is_refused(url: str) -> None:
     with pytest.raises(ValueError):
         invite(unsubscribe=url)
+
+
+@pytest.mark.parametrize("recipient", [
+    "zoe@example.org", "Zoe.Smith+clans@mail.example.org", "x@[192.0.2.1]", '"zoe smith"@example.org',
+])
+def test_to_names_exactly_the_envelope_recipient(recipient: str) -> None:
+    parsed = email.message_from_bytes(wire_bytes(invite(recipient=recipient)), policy=email.policy.default)
+    (to,) = parsed["To"].addresses
+    assert to.addr_spec == recipient and to.display_name == ""
+
+
+def test_a_recipient_beyond_ascii_is_the_to_address_over_smtputf8() -> None:
+    raw = wire_bytes(invite(recipient="zoë@example.org"), utf8=True)
+    assert fields(raw)["to"] == "To: zoë@example.org".encode("utf-8")
+
+
+@pytest.mark.parametrize("recipient", [
+    # Encoded words a mail client decodes into two addresses at a bank.
+    "=?utf-8?q?ceo=40bank.example=2c_cfo=40bank.example?=@attacker.example",
+    "=?utf-8?q?ceo=40bank.example=2c_cfo=40bank.example?= @attacker.example",
+    '"=?utf-8?q?ceo=40bank.example=2c_cfo=40bank.example?="@attacker.example',
+    "ceo@bank.example, cfo@bank.example",
+    "Zoë <zoe@example.org>",
+    "zoe@example.org (comment)",
+    "zoe@example.org\r\nBcc: evil@attacker.example",
+    "zoe@example.org\u2028Bcc: evil@attacker.example",
+    "zoe\x00@example.org",
+    "", "zoe", "zoe@", "@example.org",
+])
+def test_a_recipient_that_is_not_one_plain_address_is_refused(recipient: str) -> None:
+    with pytest.raises(ValueError, match="recipient"):
+        invite(recipient=recipient)
