@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from email import _header_value_parser as _parser
 from email import errors, policy
@@ -128,19 +129,21 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     """The whole message: plain text, plus HTML (with the board as an inline PNG
     when ``picture`` is given) when the kind has an HTML template."""
     subject, text = render_text(envelope.kind, context)
+    subject = _one_line(subject)
     msg = EmailMessage(policy=POLICY)
     msg["Subject"] = subject
-    msg["From"] = envelope.sender
+    msg["From"] = _one_line(envelope.sender)
     msg["To"] = _only_address(envelope.recipient)
-    msg["Message-ID"] = envelope.message_id
+    msg["Message-ID"] = _one_line(envelope.message_id)
     msg["Date"] = formatdate(localtime=False)
-    msg["X-PBEM-Kind"] = envelope.kind
+    msg["X-PBEM-Kind"] = _one_line(envelope.kind)
     # Automatic mail: out-of-office replies should not answer it (RFC 3834).
     msg["Auto-Submitted"] = "auto-generated"
     if envelope.game_id is not None:
-        msg["X-PBEM-Game"] = str(envelope.game_id)
+        game = _one_line(str(envelope.game_id))
+        msg["X-PBEM-Game"] = game
         # One thread per game in mail clients that thread by reference.
-        msg["References"] = f"<game-{envelope.game_id}@{_domain(envelope.message_id)}>"
+        msg["References"] = _one_line(f"<game-{game}@{_domain(envelope.message_id)}>")
     if envelope.unsubscribe:
         link = f"<{envelope.unsubscribe}>"
         # One link: a ``>`` in it would end it early and start a second.
@@ -159,6 +162,22 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")
     return msg
+
+
+#: What no header value may carry: control characters (NUL, CR, LF, VT, U+0085 ...),
+#: format characters (bidi overrides, zero widths), line and paragraph separators
+#: (which Python's email package takes for line ends), and lone surrogates.
+_NOT_IN_HEADERS = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+def _one_line(text: str) -> str:
+    """``text`` fit for a header value, whatever it holds: the characters above as
+    spaces, runs of white space as one.  Subjects carry players' names, stored as
+    they were typed: one such character made every mail of a game fail to build
+    (or, as a line end, could have started a header of its own)."""
+    if not text.isprintable():  # the common case, all printable, costs one scan
+        text = "".join(" " if unicodedata.category(c) in _NOT_IN_HEADERS else c for c in text)
+    return " ".join(text.split())
 
 
 def _only_address(recipient: str) -> Address:

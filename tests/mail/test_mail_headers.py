@@ -6,13 +6,23 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
 import re
 from email.message import EmailMessage
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
+from sqlmodel import col, select
+
+from pbem import services
+from pbem.db import session_scope
 from pbem.mail import messages
+from pbem.mail.delivery import compose
 from pbem.mail.transport import wire_bytes
+from pbem.models import Game, Outbox, Seat
+from pbem.outbox import enqueue
+from tests.mail.smtpd import frozen_clock
+from tests.support import db_id, new_game, play, to_move
 
 #: A base URL as long as a deployment's might be: 150+ characters of path.
 LONG_BASE = "https://clans.example/" + "/".join(["a-rather-long-path-segment"] * 7)
@@ -138,3 +148,102 @@ def test_a_recipient_beyond_ascii_is_the_to_address_over_smtputf8() -> None:
 def test_a_recipient_that_is_not_one_plain_address_is_refused(recipient: str) -> None:
     with pytest.raises(ValueError, match="recipient"):
         invite(recipient=recipient)
+
+
+#: Characters that must not reach a header: controls (C0, DEL, C1), format
+#: characters (bidi override, zero widths, BOM), line and paragraph separators.
+UNSAFE = ["\x00", "\x0b", "\x0c", "\r", "\r\n", "\t", "\x1c", "\x1f", "\x7f", "\x85", "\x9f",
+          "\u2028", "\u2029", "\u202e", "\u200b", "\u200d", "\ufeff", "\u00ad"]
+
+
+def assert_headers_are_clean(raw: bytes) -> None:
+    """Every header line of ``raw`` is a field or the fold of one (CRLF or LF line
+    ends only), and none carries NUL, VT or a character listed above."""
+    block = head(raw)
+    nl = b"\r\n" if b"\r\n" in block else b"\n"
+    lines = block.split(nl)
+    assert all(b"\r" not in line and b"\n" not in line for line in lines)
+    assert all(re.match(rb"[!-9;-~]+:|[ \t]", line) for line in lines), lines
+    text = block.decode("utf-8", "surrogateescape")
+    assert not set(text) & set("".join(UNSAFE)) - {"\r", "\n", "\t"}
+
+
+@pytest.mark.parametrize("chars", UNSAFE, ids=["+".join(f"U+{ord(c):04X}" for c in chars) for chars in UNSAFE])
+def test_text_with_any_unsafe_character_builds_and_cannot_add_a_header(chars: str) -> None:
+    message = invite(game=f"k3vx{chars}Bcc: evil@attacker.example{chars}{chars}", name=f"Zo{chars}ë")
+    # One line (a line end in the text ends the template's subject line early).
+    subject = str(message["Subject"])
+    assert subject.startswith("You are invited to play Clans by mail (game k3vx")
+    assert subject.isprintable() and "  " not in subject
+    for flatten in FLATTEN.values():
+        raw = flatten(message)
+        assert_headers_are_clean(raw)
+        parsed = email.message_from_bytes(raw, policy=email.policy.default)
+        assert parsed["Bcc"] is None
+        assert [a.addr_spec for a in parsed["To"].addresses] == ["zoe@example.org"]
+
+
+# -- the stored names that stopped a game's mail ---------------------------------
+
+#: Names as they may have been stored before any check on input.  PostgreSQL keeps
+#: no NUL in text, so SQLite alone gets those.
+NAMES = ["Ann\u2028Bcc: evil@attacker.example", "Bob\x85\x0b\x00", "Cid\u202e\r\nX-Evil: 1"]
+
+
+def _store_names(ctx: Any, game_id: str) -> None:
+    """Rename the players in the database, seats and rules' state alike."""
+    names = NAMES if ctx.engine.dialect.name == "sqlite" else [n.replace("\x00", "") for n in NAMES]
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, db_id(session, game_id))
+        assert game is not None and game.state is not None
+        seats = session.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.position))).all()
+        state = json.loads(game.state)
+        state["players"] = names
+        for seat, name in zip(seats, names):
+            seat.name = name
+            session.add(seat)
+        game.state = json.dumps(state)
+        session.add(game)
+
+
+def _compose_all(ctx: Any, game_id: str, kind: str, event: str) -> list[EmailMessage]:
+    out = []
+    with session_scope(ctx.engine) as session:
+        game = db_id(session, game_id)
+        for seat in session.exec(select(Seat).where(Seat.game_id == game)).all():
+            row = session.exec(select(Outbox).where(Outbox.seat_id == seat.id, Outbox.kind == kind,
+                                                    Outbox.event == event)).first()
+            if row is None:  # the service decided no such mail for this seat: make one
+                new_id = enqueue(session, kind=kind, event=event, recipient=seat.email, base_url=ctx.base_url,
+                                 now=ctx.now(), game_id=game, seat_id=seat.id)
+                row = session.get(Outbox, new_id)
+            assert row is not None
+            message = compose(ctx, session, row)
+            assert message is not None, f"{kind} for seat {seat.position} was not composed"
+            out.append(message)
+    return out
+
+
+def test_stored_names_with_unsafe_characters_do_not_stop_a_games_mail(ctx: Any) -> None:
+    now = frozen_clock(ctx)
+    game_id, toks = new_game(ctx)
+    _store_names(ctx, game_id)
+    play(ctx, toks, 4)
+    # The autopilot moves for the seat to move: the deadline mail names it.
+    t, view = to_move(ctx, toks)
+    now.advance(hours=view["turn_hours"] + 1)
+    assert services.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is not None
+    sent = _compose_all(ctx, game_id, "deadline", f"autopilot:{view['ply']}")
+    while services.public_game(ctx, game_id)["status"] == "active":
+        play(ctx, toks, 1)
+    sent += _compose_all(ctx, game_id, "game-over", "over")
+    assert len(sent) == 6
+    for message in sent:
+        assert str(message["Subject"]).isprintable()
+        for flatten in FLATTEN.values():
+            raw = flatten(message)
+            assert_headers_are_clean(raw)
+            parsed = email.message_from_bytes(raw, policy=email.policy.default)
+            assert parsed["Bcc"] is None and parsed["X-Evil"] is None
+            assert len(parsed["To"].addresses) == 1
+
