@@ -6,15 +6,19 @@ but reading templates; the caller gathers the view and the picture."""
 
 from __future__ import annotations
 
+import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
-from email import policy
-from email.headerregistry import BaseHeader, HeaderRegistry
+from email import _header_value_parser as _parser
+from email import errors, policy
+from email.headerregistry import Address, BaseHeader, HeaderRegistry
 from email.message import EmailMessage
+from email.policy import Policy
 from email.utils import formatdate
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import jinja2
 
@@ -33,10 +37,51 @@ class Envelope:
     unsubscribe: str | None = None
 
 
+class _Verbatim(BaseHeader):
+    """A header written as it is given, never RFC 2047-encoded: the stock class
+    takes an unknown header for text and, once its line is long, encodes it, which
+    for List-Unsubscribe leaves a mail client no ``<URL>`` to unsubscribe with.
+    Hence a value must be printable ASCII (else ``ValueError``); a long one is
+    folded only between its items, never inside one."""
+
+    max_count = 1
+    #: The whole value: words of printable ASCII, single spaces between them.
+    value_pattern: ClassVar[re.Pattern[str]] = re.compile(r"[!-~]+(?: [!-~]+)*")
+    #: The items it may be folded between (here, the value is one item).
+    item_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
+
+    @classmethod
+    def parse(cls, value: str, kwds: dict[str, Any]) -> None:
+        if not cls.value_pattern.fullmatch(value):
+            raise ValueError(f"not a value to write as it is: {value!r}")
+        kwds["decoded"] = value
+        kwds["parse_tree"] = None  # only BaseHeader.fold reads it
+
+    def fold(self, *, policy: Policy) -> str:
+        items = self.item_pattern.findall(str(self))
+        return f"{self.name}: {(',' + policy.linesep + ' ').join(items)}{policy.linesep}"
+
+
+#: One ``<URL>`` of a List-Unsubscribe header: printable ASCII, no angle brackets.
+_URL = r"<[!-;=?-~]+>"
+
+
+class _UrlList(_Verbatim):
+    """List-Unsubscribe (RFC 2369, RFC 8058): ``<URL>`` items separated by commas."""
+
+    value_pattern = re.compile(rf"{_URL}(?:[ \t]*,[ \t]*{_URL})*")
+    item_pattern = re.compile(_URL)
+
+
 class _Headers(HeaderRegistry):
     """The email package parses every header value it is given, and most of a
     notice's (content types, encodings, the kind) are the same in every message:
     each such text is parsed once.  Parsed headers are immutable strings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.map_to_type("list-unsubscribe", _UrlList)
+        self.map_to_type("list-unsubscribe-post", _Verbatim)
 
     def __call__(self, name: str, value: object) -> BaseHeader:
         if type(value) is str:
@@ -84,21 +129,27 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     """The whole message: plain text, plus HTML (with the board as an inline PNG
     when ``picture`` is given) when the kind has an HTML template."""
     subject, text = render_text(envelope.kind, context)
+    subject = _one_line(subject)
     msg = EmailMessage(policy=POLICY)
     msg["Subject"] = subject
-    msg["From"] = envelope.sender
-    msg["To"] = envelope.recipient
-    msg["Message-ID"] = envelope.message_id
+    msg["From"] = _one_line(envelope.sender)
+    msg["To"] = _only_address(envelope.recipient)
+    msg["Message-ID"] = _one_line(envelope.message_id)
     msg["Date"] = formatdate(localtime=False)
-    msg["X-PBEM-Kind"] = envelope.kind
+    msg["X-PBEM-Kind"] = _one_line(envelope.kind)
     # Automatic mail: out-of-office replies should not answer it (RFC 3834).
     msg["Auto-Submitted"] = "auto-generated"
     if envelope.game_id is not None:
-        msg["X-PBEM-Game"] = str(envelope.game_id)
+        game = _one_line(str(envelope.game_id))
+        msg["X-PBEM-Game"] = game
         # One thread per game in mail clients that thread by reference.
-        msg["References"] = f"<game-{envelope.game_id}@{_domain(envelope.message_id)}>"
+        msg["References"] = _one_line(f"<game-{game}@{_domain(envelope.message_id)}>")
     if envelope.unsubscribe:
-        msg["List-Unsubscribe"] = f"<{envelope.unsubscribe}>"
+        link = f"<{envelope.unsubscribe}>"
+        # One link: a ``>`` in it would end it early and start a second.
+        if not re.fullmatch(_URL, link):
+            raise ValueError(f"not an unsubscribe link to write as it is: {envelope.unsubscribe!r}")
+        msg["List-Unsubscribe"] = link
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg.set_content(text)
     html = render_html(envelope.kind, {**context, "subject": subject, "picture_cid": "board" if picture else None})
@@ -111,6 +162,40 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")
     return msg
+
+
+#: What no header value may carry: control characters (NUL, CR, LF, VT, U+0085 ...),
+#: format characters (bidi overrides, zero widths), line and paragraph separators
+#: (which Python's email package takes for line ends), and lone surrogates.
+_NOT_IN_HEADERS = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+def _one_line(text: str) -> str:
+    """``text`` fit for a header value, whatever it holds: the characters above as
+    spaces, runs of white space as one.  Subjects carry players' names, stored as
+    they were typed: one such character made every mail of a game fail to build
+    (or, as a line end, could have started a header of its own)."""
+    if not text.isprintable():  # the common case, all printable, costs one scan
+        text = "".join(" " if unicodedata.category(c) in _NOT_IN_HEADERS else c for c in text)
+    return " ".join(text.split())
+
+
+def _only_address(recipient: str) -> Address:
+    """The To header: the envelope recipient and nothing else (no display name).
+    It must read back as exactly the same text: a local part of encoded words,
+    ``=?utf-8?q?a=40b.example=2c_c=40d.example?=@x.example``, would otherwise be
+    decoded into what a mail client shows as several addresses.  ``ValueError``
+    when it is not one plain address (delivery retries, then gives up)."""
+    try:
+        spec, rest = _parser.get_addr_spec(recipient)
+        # A local part beyond ASCII is fine: it goes with SMTPUTF8 (see transport).
+        defects = [d for d in spec.all_defects if not isinstance(d, errors.NonASCIILocalPartDefect)]
+        address = Address(username=spec.local_part, domain=spec.domain)
+    except (errors.HeaderParseError, ValueError, IndexError) as e:  # IndexError: "" and other empty parts
+        raise ValueError(f"the recipient is not one plain mail address: {recipient!r}") from e
+    if rest or defects or address.addr_spec != recipient:
+        raise ValueError(f"the recipient is not one plain mail address: {recipient!r}")
+    return address
 
 
 def _boundary() -> str:
