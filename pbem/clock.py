@@ -9,7 +9,9 @@ and is safe to run any number of times, from any number of processes at once
 - :func:`send_reminders` — a reminder before a deadline, once per deadline;
 - :func:`send_digests` — the daily digest for players who chose it;
 - :func:`sweep_outbox` — hands on (or delivers) outbox rows left pending: the
-  broker was down, a worker died, a lease expired, a retry fell due.
+  broker was down, a worker died, a lease expired, a retry fell due;
+- :func:`prune` — retention: games nobody accepted expire, old sign-ins,
+  delivered mail and caught mail are deleted.
 
 :func:`tick` runs them all once, in-process (the demo calls it every few
 seconds); Celery beat runs the same functions as tasks (``pbem.tasks``).
@@ -21,13 +23,14 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable
 
-from sqlalchemy import or_, update
+from sqlalchemy import Table, and_, delete, func, or_, update
+from sqlalchemy.sql import ColumnElement
 from sqlmodel import col, select
 
 from . import services
 from .context import Context
 from .db import as_utc, session_scope
-from .models import Game, MoveRecord, Outbox, Seat
+from .models import CaughtMail, Game, Login, MoveRecord, Outbox, Seat
 from .outbox import enqueue
 
 log = logging.getLogger(__name__)
@@ -187,11 +190,89 @@ def sweep_outbox(ctx: Context, *, handoff: Callable[[Iterable[int]], None] | Non
     return ids
 
 
+#: Rows :func:`prune` deletes per transaction: each batch holds its locks briefly.
+PRUNE_BATCH = 500
+#: Outbox statuses that are final (a row in one never goes back to pending).
+DONE = ("sent", "skipped", "failed")
+
+
+def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
+    """Retention; returns how many games expired and how many rows of each
+    table were deleted.
+
+    - A game still ``invited`` ``INVITE_DAYS`` after it was created expires;
+      its pending invitations are then skipped by delivery, not sent.
+    - Done outbox rows (sent, skipped, failed) older than ``RETENTION_DAYS``
+      go; pending rows never do.  A sent digest of a game still being played
+      stays: the next digest reports the moves since it.
+    - Sign-ins used or expired, created more than ``RETENTION_DAYS`` ago, go,
+      except a browser session still live (used, not ended, used within
+      ``SESSION_DAYS``) and any that an outbox row still names (the foreign
+      key; such a row is pending, and the sign-in goes once it is done), and
+      the newest sign-in of all (so that SQLite never reuses an id).
+    - Caught mail (the demo's mailbox) older than ``RETENTION_DAYS`` goes.
+
+    Every statement is guarded by its own condition, so several processes may
+    prune at once and running it again changes nothing more."""
+    now = ctx.now()
+    cutoff = now - timedelta(days=int(ctx.config["RETENTION_DAYS"]))
+    session_since = now - timedelta(days=int(ctx.config["SESSION_DAYS"]))
+    game, outbox, login = _table(Game), _table(Outbox), _table(Login)
+    with ctx.engine.begin() as conn:
+        expired = conn.execute(
+            update(game).where(game.c.status == "invited",
+                               game.c.created_at < now - timedelta(days=int(ctx.config["INVITE_DAYS"])))
+            .values(status="expired")
+        ).rowcount
+    # The outbox first: sign-ins whose mail is deleted here are free to go below.
+    active_games = select(game.c.id).where(game.c.status == "active")
+    mail = _delete_batches(ctx, outbox, and_(
+        outbox.c.status.in_(DONE), func.coalesce(outbox.c.sent_at, outbox.c.created_at) < cutoff,
+        ~and_(outbox.c.kind == "digest", outbox.c.status == "sent", outbox.c.game_id.in_(active_games)),
+    ), batch)
+    live = and_(login.c.used_at.is_not(None), login.c.ended_at.is_(None), login.c.used_at > session_since)
+    logins = _delete_batches(ctx, login, and_(
+        login.c.created_at < cutoff, or_(login.c.used_at.is_not(None), login.c.expires_at <= now), ~live,
+        login.c.id.not_in(select(outbox.c.login_id).where(outbox.c.login_id.is_not(None))),
+        # SQLite hands the highest id out again once its row is gone: keeping the
+        # newest sign-in means no new one ever gets the id of one deleted (which
+        # a session cookie may still name).
+        login.c.id < select(func.max(login.c.id)).scalar_subquery(),
+    ), batch)
+    caught = _table(CaughtMail)
+    caught_mail = _delete_batches(ctx, caught, caught.c.created_at < cutoff, batch)
+    return {"games_expired": int(expired), "logins_deleted": logins, "outbox_deleted": mail,
+            "caught_mail_deleted": caught_mail}
+
+
+def _table(model: Any) -> Table:
+    return model.__table__  # type: ignore[no-any-return]
+
+
+def _delete_batches(ctx: Context, table: Table, condition: ColumnElement[bool], batch: int) -> int:
+    """Delete the rows that meet ``condition``, ``batch`` at a time in id order,
+    each batch in a transaction of its own; returns how many went.  A row that
+    another pruner holds is skipped (PostgreSQL; SQLite has one writer anyway)."""
+    deleted, after = 0, 0
+    while True:
+        chosen = (select(table.c.id).where(table.c.id > after, condition).order_by(table.c.id).limit(batch)
+                  .with_for_update(skip_locked=True))
+        with ctx.engine.begin() as conn:
+            ids = conn.execute(delete(table).where(table.c.id.in_(chosen)).returning(table.c.id)).scalars().all()
+        deleted += len(ids)
+        if len(ids) < batch:
+            return deleted
+        after = max(ids)
+
+
 def tick(ctx: Context, *, transport: Any = None) -> dict[str, int]:
     """All periodic work, once, in this process: deadlines, reminders, digests,
-    then the outbox sweep.  Returns how much of each it did."""
+    retention (before the sweep, so that no invitation of a game expiring now
+    goes), then the outbox sweep.  Returns how much of each it did."""
     moved = expire_deadlines(ctx)
     reminded = send_reminders(ctx)
     digests = send_digests(ctx)
+    pruned = prune(ctx)
     swept = sweep_outbox(ctx, transport=transport)
-    return {"autopilot": len(moved), "reminders": len(reminded), "digests": len(digests), "swept": len(swept)}
+    return {"autopilot": len(moved), "reminders": len(reminded), "digests": len(digests), "swept": len(swept),
+            **pruned}

@@ -77,6 +77,14 @@ def digests() -> int:
     return len(send_digests(context()))
 
 
+@shared_task(name="pbem.clock.prune", ignore_result=True, soft_time_limit=600, time_limit=660)
+def prune() -> dict[str, int]:
+    """Retention: expire games nobody accepted, delete old sign-ins and mail."""
+    from .clock import prune as run
+
+    return run(context())
+
+
 @shared_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)
 def tick() -> dict[str, int]:
     """All the periodic work once (for an operator: ``celery call pbem.clock.tick``)."""
@@ -122,6 +130,9 @@ def beat_schedule() -> dict[str, dict[str, Any]]:
         # DIGEST_HOUR (UTC), even if beat was down at that hour.
         "daily-digest": {"task": "pbem.clock.digests", "schedule": crontab(minute=7),
                          "options": {"expires": 3000}},
+        # Hourly; a run that a time limit cut short is finished by the next.
+        "retention": {"task": "pbem.clock.prune", "schedule": crontab(minute=37),
+                      "options": {"expires": 3000}},
     }
 
 

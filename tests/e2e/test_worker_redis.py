@@ -216,7 +216,7 @@ def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_pat
         assert worker.celery is worker.app is worker.flask_app.extensions["celery"]
         schedule = worker.celery.conf.beat_schedule
         assert {e["task"] for e in schedule.values()} == {"pbem.sweep_outbox", "pbem.clock.deadlines",
-                                                         "pbem.clock.digests"}
+                                                         "pbem.clock.digests", "pbem.clock.prune"}
         for entry in schedule.values():
             assert entry["task"] in worker.celery.tasks
         deliver = worker.celery.tasks["pbem.deliver"]
