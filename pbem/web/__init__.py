@@ -17,7 +17,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from ..db import make_engine
     from ..tasks import celery_init_app
     from ..context import Context
-    from . import api, csrf, errors, mailbox, pages, unsubscribe
+    from . import api, csrf, errors, mailbox, pages, security, unsubscribe
 
     settings = load_config(config)
     check_safe(settings)
@@ -34,6 +34,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     ctx = Context(engine=engine, config=settings, relay=celery.relay)  # type: ignore[attr-defined]
     app.extensions["pbem"] = ctx
 
+    security.init_app(app)
     csrf.init_app(app)
     errors.init_app(app)
     app.register_blueprint(api.bp)
