@@ -14,11 +14,20 @@ One ``after_request`` for the whole app, so that pages, the API, error pages
   engine keeps it, and no browser keeps it on disk.
 - ``Strict-Transport-Security`` when the site is served over https
   (``BASE_URL``), which also makes the session cookie ``Secure``.
+
+And one ``before_request`` refuses (400) what no route can take: text the
+databases cannot store (NUL, which PostgreSQL refuses in text, and lone UTF-16
+surrogates, which neither database can encode) anywhere in the address, the
+query, a form or a JSON body, and JSON nested too deeply for the parser.
+Without it each of these was a 500 wherever the text reached a query.
 """
 
 from __future__ import annotations
 
-from flask import Flask, Response, request
+import re
+from typing import Any, Iterable
+
+from flask import Flask, Response, abort, request
 
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
        "script-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -39,6 +48,46 @@ def holds_token(path: str) -> bool:
 
 def is_private(path: str) -> bool:
     return path in PRIVATE_PATHS or path.startswith(PRIVATE_PREFIXES)
+
+
+#: What neither database stores: NUL (PostgreSQL) and lone surrogates (UTF-8).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _unstorable(texts: Iterable[Any]) -> bool:
+    return any(isinstance(t, str) and _UNSTORABLE.search(t) for t in texts)
+
+
+def _json_texts(value: Any) -> Iterable[Any]:
+    """Every key and value of a parsed JSON document, without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield from item.keys()
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            yield item
+
+
+def _refuse_unstorable() -> None:
+    message = "The request contains a character that cannot be stored (such as NUL)."
+    if _unstorable([request.path]) or _unstorable(request.args.keys()) \
+            or _unstorable(request.args.values()):
+        abort(400, description=message)
+    if request.method not in ("GET", "HEAD", "OPTIONS") and request.mimetype in (
+            "application/x-www-form-urlencoded", "multipart/form-data"):
+        if _unstorable(request.form.keys()) or _unstorable(request.form.values()):
+            abort(400, description=message)
+    if request.is_json:
+        try:
+            body = request.get_json(silent=True)  # cached: the view gets the same
+        except RecursionError:
+            abort(400, description="The request body is nested too deeply.")
+        if _unstorable(_json_texts(body)):
+            abort(400, description=message)
 
 
 def _headers(response: Response, https: bool) -> Response:
@@ -63,6 +112,7 @@ def init_app(app: Flask) -> None:
     https = str(app.config.get("BASE_URL", "")).lower().startswith("https://")
     if https:
         app.config["SESSION_COOKIE_SECURE"] = True
+    app.before_request(_refuse_unstorable)
 
     @app.after_request
     def security_headers(response: Response) -> Response:
