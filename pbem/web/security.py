@@ -72,14 +72,20 @@ def _json_texts(value: Any) -> Iterable[Any]:
             yield item
 
 
+def _pairs(values: Any) -> Iterable[Any]:
+    """Every key and every value of a MultiDict (``values()`` gives only the first)."""
+    for key, value in values.items(multi=True):
+        yield key
+        yield value
+
+
 def _refuse_unstorable() -> None:
     message = "The request contains a character that cannot be stored (such as NUL)."
-    if _unstorable([request.path]) or _unstorable(request.args.keys()) \
-            or _unstorable(request.args.values()):
+    if _unstorable([request.path]) or _unstorable(_pairs(request.args)):
         abort(400, description=message)
     if request.method not in ("GET", "HEAD", "OPTIONS") and request.mimetype in (
             "application/x-www-form-urlencoded", "multipart/form-data"):
-        if _unstorable(request.form.keys()) or _unstorable(request.form.values()):
+        if _unstorable(_pairs(request.form)):
             abort(400, description=message)
     if request.is_json:
         try:
