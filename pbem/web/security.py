@@ -17,8 +17,8 @@ One ``after_request`` for the whole app, so that pages, the API, error pages
 
 And one ``before_request`` refuses (400) what no route can take: text the
 databases cannot store (NUL, which PostgreSQL refuses in text, and lone UTF-16
-surrogates, which neither database can encode) anywhere in the address, the
-query, a form or a JSON body, and JSON nested too deeply for the parser.
+surrogates, which neither database can encode) anywhere in the query, a form
+or a JSON body, and JSON nested too deeply for the parser.
 Without it each of these was a 500 wherever the text reached a query.
 """
 
@@ -81,7 +81,9 @@ def _pairs(values: Any) -> Iterable[Any]:
 
 def _refuse_unstorable() -> None:
     message = "The request contains a character that cannot be stored (such as NUL)."
-    if _unstorable([request.path]) or _unstorable(_pairs(request.args)):
+    # Not the path: each route checks its parameters' shape (a seat link with a
+    # NUL gets the page that says the link is not valid, not this).
+    if _unstorable(_pairs(request.args)):
         abort(400, description=message)
     if request.method not in ("GET", "HEAD", "OPTIONS") and request.mimetype in (
             "application/x-www-form-urlencoded", "multipart/form-data"):
