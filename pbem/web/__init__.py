@@ -17,7 +17,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from ..db import make_engine
     from ..tasks import celery_init_app
     from ..context import Context
-    from . import api, csrf, errors, mailbox, pages, unsubscribe
+    from . import api, csrf, errors, mailbox, pages, security, unsubscribe
     from .limits import Limits
 
     settings = load_config(config)
@@ -42,6 +42,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                   limit=Limits(app))
     app.extensions["pbem"] = ctx
 
+    security.init_app(app)
     csrf.init_app(app)
     errors.init_app(app)
     app.register_blueprint(api.bp)

@@ -42,5 +42,6 @@ def _protect() -> None:
 def init_app(app: Flask) -> None:
     app.before_request(_protect)
     app.jinja_env.globals["csrf_token"] = token
-    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Lax")
-    app.config.setdefault("SESSION_COOKIE_HTTPONLY", True)
+    # Set, not defaulted: Flask's own config already has both keys.
+    app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
+    app.config["SESSION_COOKIE_HTTPONLY"] = True

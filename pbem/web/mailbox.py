@@ -15,6 +15,10 @@ from . import context
 
 bp = Blueprint("mailbox", __name__, url_prefix="/mailbox")
 
+#: The largest id an address may name: PostgreSQL's ``integer`` (a larger one
+#: would be an error there, not "no such mail"); beyond it the route is a 404.
+MAX_ID = 2**31 - 1
+
 
 def _parse(raw: str) -> Any:
     return email.message_from_string(raw, policy=email.policy.default)
@@ -38,7 +42,7 @@ def index() -> Any:
     return render_template("mailbox/index.html", mails=mails)
 
 
-@bp.get("/<int:mail_id>")
+@bp.get(f"/<int(max={MAX_ID}):mail_id>")
 def show(mail_id: int) -> Any:
     mail = _caught(mail_id)
     msg = _parse(mail.raw)
@@ -49,7 +53,7 @@ def show(mail_id: int) -> Any:
                            has_html=html is not None)
 
 
-@bp.get("/<int:mail_id>/html")
+@bp.get(f"/<int(max={MAX_ID}):mail_id>/html")
 def html(mail_id: int) -> Any:
     """The HTML part, with its inline picture pointed at the part below."""
     part = _parse(_caught(mail_id).raw).get_body(preferencelist=("html",))
@@ -58,11 +62,12 @@ def html(mail_id: int) -> Any:
     body = part.get_content().replace("cid:board", f"/mailbox/{mail_id}/board.png")
     # Shown in a frame: its links should open the page itself, not inside the frame.
     body = body.replace("<head>", '<head><base target="_top">', 1)
-    return Response(body, mimetype="text/html",
-                    headers={"Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"})
+    # Stricter than the site's policy, and like it only framed by our own pages.
+    csp = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'"
+    return Response(body, mimetype="text/html", headers={"Content-Security-Policy": csp})
 
 
-@bp.get("/<int:mail_id>/board.png")
+@bp.get(f"/<int(max={MAX_ID}):mail_id>/board.png")
 def picture(mail_id: int) -> Any:
     for part in _parse(_caught(mail_id).raw).walk():
         if part.get_content_type() == "image/png":

@@ -13,7 +13,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from flask import Blueprint, Response, flash, g, redirect, render_template, request, session, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 from markupsafe import Markup, escape
 
 from .. import services
@@ -43,23 +43,6 @@ _ORDER_SEP = re.compile(r"[\s,;]+")
 
 
 # -- shared -------------------------------------------------------------------
-
-
-@bp.after_request
-def _headers(response: Response) -> Response:
-    """No page of ours needs anything from elsewhere; pages with secrets are not
-    cached by anyone in between."""
-    response.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-        "script-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
-        "form-action 'self'; frame-ancestors 'self'")
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    if request.endpoint in ("pages.play", "pages.games", "pages.signin"):
-        response.headers["Cache-Control"] = "private, no-store"
-        response.headers.setdefault("X-Robots-Tag", "noindex, nofollow")
-    return response
 
 
 @bp.app_template_filter("autolink")

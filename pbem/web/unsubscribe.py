@@ -28,7 +28,6 @@ bp = Blueprint("unsubscribe", __name__)
 ONE_CLICK_ENDPOINT = "unsubscribe.unsubscribe"
 
 
-
 def _page(**values: Any) -> str:
     return render_template("unsubscribe.html", **values)
 
@@ -37,7 +36,7 @@ def _page(**values: Any) -> str:
 def confirm(token: str) -> Any:
     view = services.seat_view(context(), token)  # 401 for a bad token
     return _page(title="Stop turn mail for this game?", done=False, game=view["game"], name=view.get("you", ""),
-                 link=f"{context().base_url}/play/{token}"), 200, _no_store()
+                 link=f"{context().base_url}/play/{token}")
 
 
 @bp.post("/unsubscribe/<token>")
@@ -50,13 +49,9 @@ def unsubscribe(token: str) -> Any:
     view = services.set_mail(ctx, token, "none")
     if one_click:
         return Response(f"Unsubscribed: no more turn mail for game {view['game']}.\n",
-                        mimetype="text/plain", headers=_no_store())
+                        mimetype="text/plain")
     return _page(title="Mail stopped", done=True, game=view["game"], mail_was=before and before.get("mail"),
-                 link=f"{ctx.base_url}/play/{token}"), 200, _no_store()
-
-
-def _no_store() -> dict[str, str]:
-    return {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex"}
+                 link=f"{ctx.base_url}/play/{token}")
 
 
 # -- never email me again -------------------------------------------------------

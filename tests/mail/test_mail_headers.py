@@ -49,7 +49,9 @@ def invite(*, game: str = "k3vx9q2mtr7hwa", name: str = "Zoë", recipient: str =
                                  game_id="k3vx9q2mtr7hwa", unsubscribe=unsubscribe)
     context = {"game": game, "name": name, "others": "Ann and Bob", "turn_hours": 24,
                "link": f"{LONG_BASE}/play/seat", "unsubscribe": unsubscribe,
-               "base_url": LONG_BASE, "kind": "invite", "view": {"players": [{}, {}, {}]}}
+               "base_url": LONG_BASE, "kind": "invite", "view": {"players": [{}, {}, {}]},
+               "confirming": False, "inviter": "Ann", "inviter_email": "ann@example.org",
+               "never": f"{LONG_BASE}/never/seat"}
     return messages.build(envelope, context)
 
 
@@ -173,7 +175,7 @@ def test_text_with_any_unsafe_character_builds_and_cannot_add_a_header(chars: st
     message = invite(game=f"k3vx{chars}Bcc: evil@attacker.example{chars}{chars}", name=f"Zo{chars}ë")
     # One line (a line end in the text ends the template's subject line early).
     subject = str(message["Subject"])
-    assert subject.startswith("You are invited to play Clans by mail (game k3vx")
+    assert subject.startswith("Ann invites you to play Clans by mail (game k3vx")
     assert subject.isprintable() and "  " not in subject
     for flatten in FLATTEN.values():
         raw = flatten(message)

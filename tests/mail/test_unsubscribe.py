@@ -15,7 +15,7 @@ def test_get_and_head_change_nothing(client: Any, ctx: Any) -> None:
     for method in (client.get, client.head):
         page = method(f"/unsubscribe/{toks[0]}")
         assert page.status_code == 200
-        assert page.headers["Cache-Control"] == "no-store"
+        assert page.headers["Cache-Control"] == "private, no-store"
     page = client.get(f"/unsubscribe/{toks[0]}")
     assert b'<form method="post"' in page.data and b"Stop turn mail" in page.data
     assert services.seat_view(ctx, toks[0])["mail"] == "every"
