@@ -5,9 +5,13 @@ every process of the service) and exposes its Celery app as ``celery`` and
 ``app`` (the names ``celery -A`` looks for); ``flask_app`` is the Flask app the
 tasks run inside, with its database, mail transport and clock."""
 
+from pbem.config import UnsafeConfig
 from pbem.web import create_app
 
-flask_app = create_app()
+try:
+    flask_app = create_app()
+except UnsafeConfig as e:
+    raise SystemExit(f"pbem: refusing to start: {e}") from None
 celery = flask_app.extensions["celery"]
 app = celery
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,7 +30,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("demo", help="run the service on embedded defaults with a seeded demo game")
 
     args = parser.parse_args(argv)
-    handler = {
+    from .config import UnsafeConfig
+
+    try:
+        return _run(args)
+    except UnsafeConfig as e:
+        print(f"pbem: refusing to start: {e}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    handler: Any = {
         "replay": _replay,
         "bench": _bench,
         "export": _export,

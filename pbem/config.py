@@ -34,8 +34,8 @@ DEFAULTS: dict[str, Any] = {
     "SMTP_TIMEOUT": 20.0,
     "MAIL_FROM": "Clans by Mail <clans@localhost>",
     "BASE_URL": "http://127.0.0.1:5000",
-    # The demo runs on this; every other process refuses it (check_safe).
-    "SECRET_KEY": DEV_SECRET_KEY,
+    # Required outside the demo (check_safe); the demo runs on DEV_SECRET_KEY.
+    "SECRET_KEY": "",
     # The caught-mail page at /mailbox: on in the demo; elsewhere only when asked
     # for (PBEM_MAILBOX=1) on a loopback base URL.
     "MAILBOX": False,

@@ -49,13 +49,34 @@ def _clock(ctx: Any, app: Any, stop: threading.Event, every: float) -> None:
             logging.getLogger(__name__).exception("periodic work failed")
 
 
+def _relay_in_background(ctx: Any) -> None:
+    """The demo has no broker, so its relay delivers in-process: hand that to a
+    thread, so that a request answers before its mail is built and sent (a
+    sign-in request then takes the same time whether or not the address plays)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbem-relay")
+    inline = ctx.relay
+
+    def deliver(ids: list[int | None]) -> None:
+        try:
+            inline(ids)
+        except Exception:  # noqa: BLE001 - the sweep tries again; the log says why
+            logging.getLogger(__name__).exception("relay failed")
+
+    ctx.relay = lambda ids: pool.submit(deliver, list(ids))
+
+
 def run_demo() -> int:
     from .db import upgrade
     from .web import create_app
 
     host = os.environ.get("PBEM_DEMO_HOST", "127.0.0.1")
     port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
+    from .config import DEV_SECRET_KEY
+
     overrides = {"BASE_URL": os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}"),
+                 "SECRET_KEY": os.environ.get("PBEM_SECRET_KEY") or DEV_SECRET_KEY,
                  "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True, "DEMO": True}
     app = create_app(overrides)
     config = app.config
@@ -63,6 +84,7 @@ def run_demo() -> int:
     ctx = app.extensions["pbem"]
     with app.app_context():
         game_id = seed(ctx)
+    _relay_in_background(ctx)
     stop = threading.Event()
     threading.Thread(target=_clock, args=(ctx, app, stop, 5.0), daemon=True).start()
     base = config["BASE_URL"]

@@ -42,13 +42,16 @@ def clean_name(raw: object) -> str:
     """The name as stored: NFC, trimmed, inner runs of spaces folded to one."""
     if not isinstance(raw, str):
         raise BadName("a name is needed")
-    name = " ".join(unicodedata.normalize("NFC", raw).split())
+    # Checked before spaces are folded: str.split() would quietly turn a line
+    # separator (U+2028, U+0085) into a space.
+    if any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in raw.strip(" ")):
+        raise BadName("a name may not contain control or invisible characters")
+    name = " ".join(unicodedata.normalize("NFC", raw).split(" ")).strip()
+    name = " ".join(name.split())
     if not name:
         raise BadName("a name is needed")
     if len(name) > MAX_NAME:
         raise BadName(f"a name may have at most {MAX_NAME} characters")
-    if any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in name):
-        raise BadName("a name may not contain control or invisible characters")
     if _URL.search(name):
         raise BadName("a name may not contain a web address")
     return name

@@ -610,11 +610,11 @@ def replace_seat_link(ctx: Context, token: object) -> str:
     """A leaked seat link can be replaced: the seat gets a new token, the old one
     stops working at once, and the new link is mailed to the seat's own address
     (never shown to whoever holds the old one).  Returns the game's public id."""
-    if tokens.well_formed(token):
-        ctx.limit("LIMIT_NEW_LINK", [tokens.digest(str(token))])
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, _ = _seat_and_game(session, token)
+        # Counted per seat, not per token: each new link is a new token.
+        ctx.limit("LIMIT_NEW_LINK", [f"seat:{seat.id}"])
         seat.token_salt = tokens.new_salt()
         seat.token_hash = tokens.digest(tokens.derive(ctx.secret_key, "seat", seat.token_salt))
         session.add(seat)

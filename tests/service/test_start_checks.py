@@ -1,0 +1,91 @@
+"""Start-up refuses settings that are unsafe in public (issue: safe to open to
+the public): a missing, public or short secret key, a mailbox on a public
+address, a public address with no mail transport."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pbem.config import DEV_SECRET_KEY, UnsafeConfig, check_safe, is_loopback, load_config
+from tests.conftest import SECRET
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLIC = {"PBEM_BASE_URL": "https://clans.example", "PBEM_SMTP_HOST": "mail.example",
+          "PBEM_SECRET_KEY": SECRET}
+
+
+def config(**env: str) -> dict[str, object]:
+    return load_config(environ={**PUBLIC, **env})
+
+
+@pytest.mark.parametrize("key, named", [
+    ("", "PBEM_SECRET_KEY is not set"),
+    (DEV_SECRET_KEY, "PBEM_SECRET_KEY is the development value"),
+    ("x" * 31, "PBEM_SECRET_KEY is 31 characters long"),
+])
+def test_a_bad_secret_key_is_refused_by_name(key: str, named: str) -> None:
+    with pytest.raises(UnsafeConfig, match=named):
+        check_safe(config(PBEM_SECRET_KEY=key))
+
+
+def test_a_sound_public_configuration_starts() -> None:
+    check_safe(config())
+    check_safe(config(PBEM_SECRET_KEY="y" * 32))
+
+
+def test_no_mail_transport_for_a_public_address_is_refused() -> None:
+    with pytest.raises(UnsafeConfig, match="PBEM_SMTP_HOST is not set: no mail transport"):
+        check_safe(config(PBEM_SMTP_HOST=""))
+    # On this machine only, mail may be caught in the database.
+    check_safe(config(PBEM_SMTP_HOST="", PBEM_BASE_URL="http://127.0.0.1:5000"))
+
+
+def test_the_mailbox_exists_only_on_a_loopback_address_or_in_the_demo() -> None:
+    with pytest.raises(UnsafeConfig, match="PBEM_MAILBOX is on for the public base URL"):
+        check_safe(config(PBEM_MAILBOX="1"))
+    check_safe(config(PBEM_MAILBOX="1", PBEM_BASE_URL="http://localhost:8000"))
+    # The demo (set by `pbem demo` itself, never by the environment) runs on defaults.
+    check_safe(load_config({"DEMO": True}, environ={}))
+    assert load_config(environ={"PBEM_DEMO": "1"}).get("DEMO") is None
+
+
+@pytest.mark.parametrize("url, local", [
+    ("http://127.0.0.1:5000", True), ("http://localhost", True), ("http://[::1]:8080/", True),
+    ("http://127.8.9.10", True), ("https://clans.example", False), ("http://10.0.0.5", False),
+    ("http://localhost.evil.example", False), ("http://0.0.0.0:5000", False),
+])
+def test_what_counts_as_loopback(url: str, local: bool) -> None:
+    assert is_loopback(url) is local
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    return {**env, "PYTHONPATH": str(ROOT), **extra}
+
+
+def test_the_worker_refuses_to_start_with_one_line_naming_the_variable(tmp_path: Path) -> None:
+    """``celery -A worker`` imports worker.py, which builds the app: a refusal
+    is one line on stderr and a non-zero exit, before any task could run."""
+    env = _clean_env(PBEM_DATABASE_URL=f"sqlite:///{tmp_path / 'w.sqlite3'}",
+                     PBEM_BASE_URL="https://clans.example", PBEM_SMTP_HOST="mail.example")
+    done = subprocess.run([sys.executable, "-c", "import worker"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines() == [
+        "pbem: refusing to start: PBEM_SECRET_KEY is not set: set it to a random value of at least 32 "
+        "characters (python -c 'import secrets; print(secrets.token_urlsafe(48))')"]
+
+
+def test_the_cli_refuses_too(tmp_path: Path) -> None:
+    env = _clean_env(PBEM_DATABASE_URL=f"sqlite:///{tmp_path / 'c.sqlite3'}",
+                     PBEM_BASE_URL="https://clans.example", PBEM_SECRET_KEY=SECRET)
+    done = subprocess.run([sys.executable, "-m", "pbem.cli", "export", "k3vx9q2mtr7hwa"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("pbem: refusing to start: PBEM_SMTP_HOST is not set: no mail transport "
+                                   "for the public base URL https://clans.example")
