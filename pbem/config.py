@@ -141,7 +141,11 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if len(key) < MIN_SECRET_KEY_LENGTH:
         raise UnsafeConfig(f"PBEM_SECRET_KEY is {len(key)} characters long: it needs at least "
                            f"{MIN_SECRET_KEY_LENGTH} random characters")
-    local = is_loopback(str(config.get("BASE_URL") or ""))
+    base = str(config.get("BASE_URL") or "")
+    if not base.isascii() or urlsplit(base).scheme not in ("http", "https") or not urlsplit(base).hostname:
+        raise UnsafeConfig(f"PBEM_BASE_URL={base!r} is not an http(s) address in ASCII (write an "
+                           "international domain name in its xn-- form): every link is built from it")
+    local = is_loopback(base)
     if config.get("MAILBOX") and not local:
         raise UnsafeConfig(f"PBEM_MAILBOX is on for the public base URL {config.get('BASE_URL')}: the mailbox "
                            "would show everyone's links; it is only for a loopback PBEM_BASE_URL")

@@ -26,7 +26,8 @@ def token() -> str:
 def _protect() -> None:
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return
-    if request.blueprint == "api":
+    if request.blueprint == "api" or request.path.startswith("/api/"):
+        # Also API paths no route matched: they get the API's 404/405, not a form error.
         return
     if request.endpoint == ONE_CLICK_ENDPOINT:
         # RFC 8058 one-click: mail clients POST without cookies; the seat token

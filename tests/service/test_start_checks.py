@@ -54,6 +54,12 @@ def test_the_mailbox_exists_only_on_a_loopback_address_or_in_the_demo() -> None:
     assert load_config(environ={"PBEM_DEMO": "1"}).get("DEMO") is None
 
 
+@pytest.mark.parametrize("url", ["https://clans.exämple.org", "clans.example", "ftp://clans.example", "https://"])
+def test_a_base_url_that_cannot_make_links_is_refused(url: str) -> None:
+    with pytest.raises(UnsafeConfig, match="PBEM_BASE_URL="):
+        check_safe(config(PBEM_BASE_URL=url))
+
+
 @pytest.mark.parametrize("url, local", [
     ("http://127.0.0.1:5000", True), ("http://localhost", True), ("http://[::1]:8080/", True),
     ("http://127.8.9.10", True), ("https://clans.example", False), ("http://10.0.0.5", False),
