@@ -26,6 +26,8 @@ def token() -> str:
 def _protect() -> None:
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return
+    if request.routing_exception is not None:
+        return  # no view will run: the 404 or 405 (with its Allow header) stands
     if request.blueprint == "api":
         return
     if request.endpoint == ONE_CLICK_ENDPOINT:
