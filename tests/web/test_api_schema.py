@@ -34,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
 
 from pbem import errors, services
 from tests.conftest import app_config
-from tests.support import new_game, play, to_move
+from tests.support import new_game, play
 
 # Valid and invalid data for each operation, bounded so that the file runs in seconds.
 MAX_EXAMPLES = 30
@@ -94,13 +94,19 @@ class World:
     started: list[str]  # ... of a dealt game, some moves in
     game_ids: list[str]  # games that exist: one invited, one started
 
+    def to_move(self) -> tuple[str, dict[str, Any]]:
+        """The token and view of the seat to move in the started game (any seat
+        once the game is over: the moves fuzzed into it may finish it)."""
+        views = [(token, services.seat_view(self.ctx, token)) for token in self.started]
+        return next(((t, v) for t, v in views if v["your_turn"]), views[0])
+
     def token_for(self, path: str) -> str:
         """An invited seat accepts, the seat to move moves, another seat of the
         started game does the rest."""
         if path == "/seat/accept":
             return self.invited[0]
         if path == "/seat/moves":
-            return to_move(self.ctx, self.started)[0]
+            return self.to_move()[0]
         return self.started[1]
 
 
@@ -160,7 +166,7 @@ def _prepare(case: Any, world: World, *, game_ids: bool = True) -> None:
         if game_ids:
             case.path_parameters["id"] = world.game_ids[turn % len(world.game_ids)]
     elif case.operation.path == "/seat/moves" and isinstance(case.body, dict):
-        _, view = to_move(world.ctx, world.started)
+        _, view = world.to_move()
         if view["legal_moves"]:
             case.body = {"move": view["legal_moves"][turn % len(view["legal_moves"])], "ply": view["ply"]}
 
