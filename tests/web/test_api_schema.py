@@ -4,10 +4,14 @@ schemathesis reads ``/api/v1/openapi.json`` as the app serves it and runs every
 check it has against every operation, in process over WSGI, on SQLite: the
 examples, coverage and fuzzing phases with valid and invalid data (undeclared
 methods, missing or invalid tokens included), then a stateful run that follows
-the document's links (which is where ``ensure_resource_availability`` and
-``use_after_free`` look).  The seat operations get real seat tokens, the game
-ids real games and some moves are legal moves, so that the 200 answers are
-checked too, not only the refusals."""
+the document's links, where ``ensure_resource_availability`` looks
+(``use_after_free`` and ``object_level_authorization`` run too, with nothing to
+find: the API deletes nothing and a seat token opens one seat).  The seat
+operations get real seat tokens, the game ids real games and some moves are
+legal moves, so that the 200 answers are checked too, not only the refusals.
+
+What the fuzzer does not reach is checked directly: a flood of new games, an
+oversized body, and the name and address rules value by value."""
 
 from __future__ import annotations
 
