@@ -10,7 +10,8 @@ with schemathesis.
 The name and address rules are the ones :mod:`pbem.players` applies, spelled
 as regular expressions that read the same in Python's ``re`` and in the
 JSON Schema validators (explicit character classes rather than ``\\s``, ``\\w``
-or ``\\b``, whose meaning differs between engines).  The classes are computed
+or ``\\b``, whose meaning differs between engines; a closing ``$`` is the end
+of the text, as ECMAScript reads it).  The classes are computed
 from Python's Unicode tables, as the server's checks are.
 """
 
@@ -95,6 +96,11 @@ def _word(text: str) -> str:
     return "".join(f"[{_folds(re.escape(ch))}]" if ch.isalpha() else re.escape(ch) for ch in text)
 
 
+#: What a name may not contain: controls (tabs and newlines too), format
+#: characters, line and paragraph separators (pbem.players).
+FORBIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
+
+
 @cache
 def _classes() -> dict[str, str]:
     everything = array("I", range(sys.maxunicode + 1)).tobytes().decode("utf-32-le", "surrogatepass")
@@ -106,12 +112,13 @@ def _classes() -> dict[str, str]:
     # (the others hold ideographs, private use or nothing).
     planes = [*range(0x20000), *range(0xE0000, 0xF0000)]
     return {
-        # What str.split() folds (whitespace) is allowed in a name; other
-        # controls, format characters and separators are not (pbem.players).
+        # Whitespace a name may hold (it is trimmed and folded to one space):
+        # the spaces, not the controls or separators.
+        "blank": _class(lambda ch: ch.isspace() and unicodedata.category(ch) not in FORBIDDEN_CATEGORIES,
+                        range(0x10000)),
+        "forbidden": _class(lambda ch: unicodedata.category(ch) in FORBIDDEN_CATEGORIES, planes),
+        # What Python's \s and \b look at: whitespace; letters, digits and the underscore.
         "spaces": matching(r"\s+"),
-        "forbidden": _class(lambda ch: unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and not ch.isspace(),
-                            planes),
-        # What Python's \b looks at: letters, digits and the underscore.
         "word": matching(r"\w+"),
     }
 
@@ -119,12 +126,13 @@ def _classes() -> dict[str, str]:
 @cache
 def name_patterns() -> tuple[str, str]:
     """``(pattern, not_pattern)`` of a player's name: 1 to 40 characters once
-    runs of whitespace are folded to one space and the ends trimmed (counted
-    before NFC: names of combining sequences are counted by the server after
-    it); and no web address (``scheme://``, ``www.``, or a word ending in one
-    of :data:`URL_TLDS`, case-insensitive)."""
+    runs of spaces are folded to one and the ends trimmed (counted before NFC:
+    names of combining sequences are counted by the server after it), none of
+    them a control, format character or separator; and no web address
+    (``scheme://``, ``www.``, or a word ending in one of :data:`URL_TLDS`,
+    case-insensitive)."""
     c = _classes()
-    space, char = f"[{c['spaces']}]", f"[^{c['spaces']}{c['forbidden']}]"
+    space, char = f"[{c['blank']}]", f"[^{c['spaces']}{c['forbidden']}]"
     # One item per character, one per run of whitespace between characters:
     # each run must reach the next character, so a name parses one way only.
     pattern = f"^{space}*{char}(?:{char}|{space}+(?={char})){{0,{MAX_NAME - 1}}}{space}*$"
@@ -321,8 +329,8 @@ def _schemas() -> dict[str, Any]:
         "Player": {"type": "object", "required": ["name", "email"], "properties": {
             "name": {"type": "string", "pattern": name, "not": {"pattern": name_refused},
                      "description": f"1 to {MAX_NAME} characters (after NFC, trimming and folding runs of "
-                                    "whitespace to one space), no control, format or line-separator "
-                                    "characters, no web address"},
+                                    "spaces to one), no control (tabs and newlines included), format or "
+                                    "separator characters, no web address"},
             "email": {"type": "string", "pattern": address, "not": {"pattern": address_refused},
                       "description": f"a plain address of at most {MAX_ADDRESS} characters, as email-validator "
                                      "accepts it without network look-ups: no quotes, no encoded words (`=?`), "

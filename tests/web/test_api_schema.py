@@ -280,10 +280,15 @@ _ADDRESS_PIECES = ["a", "Z", "0", "-", "_", ".", "..", "@", "=", "?", "=?", "'",
                    "\t", "\u200b"]
 
 
+def _search(pattern: str, value: str) -> bool:
+    # A closing $ is the end of the text in JSON Schema (ECMAScript), where
+    # Python's would also match before a final newline.
+    return re.search(re.sub(r"\$$", r"\\Z", pattern), value) is not None
+
+
 def _agree(schema_part: dict[str, Any], value: str, accepted: bool) -> None:
     validator = jsonschema_rs.validator_for(schema_part)
-    by_re = re.search(schema_part["pattern"], value) is not None \
-        and re.search(schema_part["not"]["pattern"], value) is None
+    by_re = _search(schema_part["pattern"], value) and not _search(schema_part["not"]["pattern"], value)
     assert validator.is_valid(value) == by_re == accepted, (value, accepted)
 
 
