@@ -26,14 +26,15 @@ def token() -> str:
 def _protect() -> None:
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return
-    if request.routing_exception is not None:
-        return  # no view will run: the 404 or 405 (with its Allow header) stands
-    if request.blueprint == "api":
+    if request.blueprint == "api" or request.path.startswith("/api/"):
+        # Also API paths no route matched: they get the API's 404/405, not a form error.
         return
     if request.endpoint == ONE_CLICK_ENDPOINT:
         # RFC 8058 one-click: mail clients POST without cookies; the seat token
         # in the address authenticates, and all it can do is stop mail.
         return
+    if request.routing_exception is not None:
+        return  # no view will run (pages too): their 404 or 405, with its Allow header, stands
     sent = request.form.get(FIELD, "")
     expected = session.get(FIELD, "")
     if not expected or not hmac.compare_digest(str(sent), str(expected)):
