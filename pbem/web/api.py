@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, jsonify, request
@@ -15,8 +16,28 @@ from .openapi import OPENAPI
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
+@bp.after_request
+def _challenge(response: Any) -> Any:
+    # A 401 names the scheme to authenticate with (RFC 9110 section 11.6.1).
+    if response.status_code == 401:
+        response.headers.setdefault("WWW-Authenticate", 'Bearer realm="seat"')
+    return response
+
+
+def _number(text: str) -> float | int:
+    # JSON has one kind of number: 3.0 is the whole number 3 (as the document's
+    # "integer" says), however the client's encoder wrote it.
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
 def _json_body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
+    body: Any = None
+    if request.is_json:
+        try:
+            body = json.loads(request.get_data(), parse_float=_number)
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested beyond reason
+            body = None
     if not isinstance(body, dict):
         raise BadRequest("the request body must be a JSON object", code="bad-json")
     return body

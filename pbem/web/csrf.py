@@ -33,6 +33,8 @@ def _protect() -> None:
         # RFC 8058 one-click: mail clients POST without cookies; the seat token
         # in the address authenticates, and all it can do is stop mail.
         return
+    if request.routing_exception is not None:
+        return  # no view will run (pages too): their 404 or 405, with its Allow header, stands
     sent = request.form.get(FIELD, "")
     expected = session.get(FIELD, "")
     if not expected or not hmac.compare_digest(str(sent), str(expected)):

@@ -32,7 +32,9 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException) -> Any:
         code = (e.name or "error").lower().replace(" ", "-")
-        return error_response(code, e.description or e.name, e.code or 500)
+        response, status = error_response(code, e.description or e.name, e.code or 500)
+        # The exception's own headers (a 405's Allow), not its HTML content type.
+        return response, status, [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
 
     @app.errorhandler(Exception)
     def unexpected(e: Exception) -> Any:

@@ -1,83 +1,464 @@
-"""The OpenAPI description served at ``/api/v1/openapi.json``."""
+"""The OpenAPI description served at ``/api/v1/openapi.json``.
+
+It describes every answer each operation can give (the status codes, their
+JSON bodies and headers) and exactly what each request may carry: a request
+the document calls valid is accepted (or refused only for the state of the
+game: 401, 404, 409, and the moves the position does not allow), one it calls
+invalid is refused.  ``tests/web/test_api_schema.py`` holds the service to it
+with schemathesis.
+
+The name and address rules are the ones :mod:`pbem.players` applies, spelled
+as regular expressions that read the same in Python's ``re`` and in the
+JSON Schema validators (explicit character classes rather than ``\\s``, ``\\w``
+or ``\\b``, whose meaning differs between engines; a closing ``$`` is the end
+of the text, as ECMAScript reads it).  The classes are computed
+from Python's Unicode tables, as the server's checks are.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+import sys
+import unicodedata
+from array import array
+from functools import cache
+from typing import Any, Callable, Iterable
 
-_ERROR = {"$ref": "#/components/schemas/Error"}
-_VIEW = {"$ref": "#/components/schemas/View"}
+from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
+from ..services import MAIL_CHOICES, MAX_TURN_HOURS
+from ..tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
+
+# What pbem.players allows (spelled out again here: see name_patterns).
+MAX_NAME = 40
+MAX_ADDRESS = 254
+#: The top-level domains that make a player's name read as a web address.
+URL_TLDS = ("com", "net", "org", "io", "ru", "cn", "xyz", "top", "info", "biz", "co", "me", "ly")
+#: Domains email-validator refuses as special-use (RFC 6761 and friends).
+SPECIAL_USE_DOMAINS = ("arpa", "invalid", "local", "localhost", "onion", "test")
+
+GAME_ID = f"^[{PUBLIC_ID_ALPHABET}]{{{PUBLIC_ID_LENGTH}}}$"
+GAME_STATUSES = ["invited", "waiting", "active", "finished", "expired"]
+RULES_CODES = ["malformed-move", "unknown-territory", "empty-source", "not-adjacent", "empty-target",
+               "immovable-group", "bad-order", "illegal-move", "game-over"]
 
 
-def _responses(ok: int, ok_schema: dict[str, Any], *errors: int) -> dict[str, Any]:
-    out: dict[str, Any] = {str(ok): {"description": "OK", "content": {"application/json": {"schema": ok_schema}}}}
-    for status in errors:
-        out[str(status)] = {"description": "Refused", "content": {"application/json": {"schema": _ERROR}}}
+# -- character classes ------------------------------------------------------------
+
+
+def _char(cp: int) -> str:
+    """One code point inside a character class: an escape in the BMP (the same
+    in every engine), the character itself beyond (``\\U`` is not ECMAScript)."""
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    return chr(cp)
+
+
+def _class(member: Callable[[str], bool], code_points: Iterable[int] | None = None) -> str:
+    """The body of a character class holding exactly the code points (of
+    ``code_points``, in order; all of Unicode by default) that ``member`` accepts."""
+    parts: list[str] = []
+    start = end = -2
+    for cp in range(sys.maxunicode + 1) if code_points is None else code_points:
+        if not member(chr(cp)):
+            continue
+        if cp != end + 1:
+            if start >= 0:
+                parts.append(_span(start, end))
+            start = cp
+        end = cp
+    if start >= 0:
+        parts.append(_span(start, end))
+    return "".join(parts)
+
+
+def _span(start: int, end: int) -> str:
+    return _char(start) if start == end else f"{_char(start)}-{_char(end)}"
+
+
+@cache
+def _folding() -> list[int]:
+    """The code points a case-insensitive Python pattern of ASCII letters can
+    match: ASCII and the four that fold to it (U+0130, U+0131, U+017F, U+212A,
+    all in the BMP)."""
+    letters = re.compile("[a-z]", re.IGNORECASE)
+    return list(range(128)) + [cp for cp in range(128, 0x10000) if letters.fullmatch(chr(cp))]
+
+
+@cache
+def _folds(regex: str) -> str:
+    """The class of what a one-character case-insensitive Python pattern matches."""
+    compiled = re.compile(regex, re.IGNORECASE)
+    return _class(lambda ch: compiled.fullmatch(ch) is not None, _folding())
+
+
+def _word(text: str) -> str:
+    """A literal ASCII word, matched as Python's ``re.IGNORECASE`` does."""
+    return "".join(f"[{_folds(re.escape(ch))}]" if ch.isalpha() else re.escape(ch) for ch in text)
+
+
+#: What a name may not contain: controls (tabs and newlines too), format
+#: characters, line and paragraph separators (pbem.players).
+FORBIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
+
+
+@cache
+def _classes() -> dict[str, str]:
+    everything = array("I", range(sys.maxunicode + 1)).tobytes().decode("utf-32-le", "surrogatepass")
+
+    def matching(regex: str) -> str:  # what a Python pattern matches, as the server's checks read it
+        return "".join(_span(m.start(), m.end() - 1) for m in re.finditer(regex, everything))
+
+    # Controls, format characters and separators live in planes 0, 1 and 14
+    # (the others hold ideographs, private use or nothing).
+    planes = [*range(0x20000), *range(0xE0000, 0xF0000)]
+    return {
+        # Whitespace a name may hold (it is trimmed and folded to one space):
+        # the spaces, not the controls or separators.
+        "blank": _class(lambda ch: ch.isspace() and unicodedata.category(ch) not in FORBIDDEN_CATEGORIES,
+                        range(0x10000)),
+        "forbidden": _class(lambda ch: unicodedata.category(ch) in FORBIDDEN_CATEGORIES, planes),
+        # What Python's \s and \b look at: whitespace; letters, digits and the underscore.
+        "spaces": matching(r"\s+"),
+        "word": matching(r"\w+"),
+    }
+
+
+@cache
+def name_patterns() -> tuple[str, str]:
+    """``(pattern, not_pattern)`` of a player's name: 1 to 40 characters once
+    runs of spaces are folded to one and the ends trimmed (counted before NFC:
+    names of combining sequences are counted by the server after it), none of
+    them a control, format character or separator; and no web address
+    (``scheme://``, ``www.``, or a word ending in one of :data:`URL_TLDS`,
+    case-insensitive)."""
+    c = _classes()
+    space, char = f"[{c['blank']}]", f"[^{c['spaces']}{c['forbidden']}]"
+    # One item per character, one per run of whitespace between characters:
+    # each run must reach the next character, so a name parses one way only.
+    pattern = f"^{space}*{char}(?:{char}|{space}+(?={char})){{0,{MAX_NAME - 1}}}{space}*$"
+    word, not_word = f"[{c['word']}]", f"(?<![{c['word']}])"
+    label = _folds("[a-z0-9-]")
+    url = "|".join([
+        f"[{_folds('[a-z]')}][{_folds('[a-z0-9+.-]')}]*://",
+        _word("www") + r"\.",
+        # \b[a-z0-9-]+\.(?:com|...)\b: a boundary before the first character of the
+        # run (a letter or digit after a non-word character, or a hyphen after a
+        # word character) and after the top-level domain.
+        f"(?:{not_word}[{_folds('[a-z0-9]')}]|(?<={word})-)[{label}]*\\."
+        f"(?:{'|'.join(_word(t) for t in URL_TLDS)})(?!{word})",
+    ])
+    return pattern, url
+
+
+@cache
+def address_patterns() -> tuple[str, str]:
+    """``(pattern, not_pattern)`` of an email address: a plain ``local@domain``
+    (spaces around it are trimmed) that email-validator accepts without network
+    look-ups, with no quotes, no encoded words (``=?``), at most 254
+    characters.  The document describes the ASCII form; email-validator also
+    takes internationalised addresses, which no regular expression captures,
+    and checks the punycode of ``xn--`` labels."""
+    space = f"[{_classes()['spaces']}]"
+    atom = "[a-zA-Z0-9!#$%&*+/=?^_`{|}~-]+"  # RFC 5322 atext without the apostrophe
+    label = "[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?"
+    top = "(?:[a-zA-Z0-9][a-zA-Z0-9-]*)?[a-zA-Z]"  # a top-level domain ends in a letter
+    pattern = f"^{space}*{atom}(?:\\.{atom})*@(?:{label}\\.)+{top}{space}*$"
+    refused = "|".join([
+        r"=\?",  # an encoded word
+        f"[^{_classes()['spaces']}]{{{MAX_ADDRESS + 1}}}",  # too long
+        # Hyphens in a label's 3rd and 4th places, but for IDNA's "xn--" (the
+        # document cannot tell valid punycode from invalid; the service can).
+        r"[@.](?:[a-wyzA-WYZ0-9][a-zA-Z0-9]|[xX][a-mo-zA-MO-Z0-9])--",
+        r"[@.][a-zA-Z0-9-]{64}",  # a label longer than 63
+        r"\.(?:" + "|".join(_word(d) for d in SPECIAL_USE_DOMAINS) + f"){space}*$",
+    ])
+    return pattern, refused
+
+
+# -- the document -----------------------------------------------------------------
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str, **headers: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        out["headers"] = headers
     return out
+
+
+def _header(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "required": True, "schema": schema}
+
+
+def _refused(description: str, *codes: str, **headers: dict[str, Any]) -> dict[str, Any]:
+    """An error answer: ``{"error": {"code": ..., "message": ...}}`` with one of ``codes``."""
+    schema = {"allOf": [_ref("Error"), {"properties": {"error": {"properties": {"code": {"enum": list(codes)}}}}}]}
+    return _json(schema, description, **headers)
+
+
+# Any request: text that neither database can store is refused wherever it is.
+_UNSTORABLE = ("the query or the body holds text that cannot be stored (NUL, a lone surrogate), "
+               "or JSON nested too deeply")
+_BAD_QUERY = _refused(f"`bad-request`: {_UNSTORABLE}.", "bad-request")
+_BAD_JSON = _refused(f"`bad-json`: the body is not a JSON object; `bad-request`: {_UNSTORABLE}.",
+                     "bad-json", "bad-request")
+_TOO_LARGE = _refused("The body is larger than the service takes (MAX_CONTENT_LENGTH, 64 KiB by default).",
+                      "request-entity-too-large")
+_NO_SEAT = _refused(
+    "No seat token, or not a valid one: send `Authorization: Bearer TOKEN` with the token from your seat link.",
+    "unauthorized",
+    **{"WWW-Authenticate": _header("`Bearer`: the scheme the API takes", {"type": "string", "pattern": "^Bearer"})},
+)
+_RATE_LIMITED = _refused(
+    "Too many new games from this client, or invitations to one of the addresses: try again after "
+    "`Retry-After` seconds.", "rate-limited",
+    **{"Retry-After": _header("seconds to wait", {"type": "integer", "minimum": 1})},
+)
+_SEAT = [{"seat": []}]
 
 
 def _body(schema: dict[str, Any]) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
-OPENAPI: dict[str, Any] = {
-    "openapi": "3.1.0",
-    "info": {"title": "Clans by Mail", "version": "1"},
-    "servers": [{"url": "/api/v1"}],
-    "components": {
-        "securitySchemes": {"seat": {"type": "http", "scheme": "bearer",
-                                     "description": "the seat token from your seat link"}},
-        "schemas": {
-            "Error": {"type": "object", "required": ["error"], "properties": {"error": {
-                "type": "object", "required": ["code", "message"],
-                "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
-            "View": {"type": "object", "description": "a game as the caller may see it",
-                     "properties": {
-                         "game": {"type": "integer"}, "status": {"type": "string"},
-                         "ply": {"type": "integer"}, "huts": {"type": "object"},
-                         "villages": {"type": "array"}, "clan_scores": {"type": "object"},
-                         "players": {"type": "array"}, "next": {"type": ["string", "null"]},
-                         "deadline": {"type": ["string", "null"]}, "history": {"type": "array"},
-                         "clan": {"type": ["string", "null"], "description": "your clan (seat views only)"},
-                         "your_turn": {"type": "boolean"},
-                         "legal_moves": {"type": "array", "items": {"type": "string"}}}},
-            "NewGame": {"type": "object", "required": ["players"], "properties": {
-                "players": {"type": "array", "minItems": 2, "maxItems": 4, "items": {
-                    "type": "object", "required": ["name", "email"],
-                    "properties": {"name": {"type": "string"}, "email": {"type": "string"}}}},
-                "turn_hours": {"type": "integer", "minimum": 1, "default": 72}}},
-            "Move": {"type": "object", "required": ["move", "ply"], "properties": {
-                "move": {"type": "string", "example": "12-13"},
-                "order": {"type": "array", "items": {"type": "integer"}},
-                "ply": {"type": "integer", "description": "the number of moves you saw"}}},
+def _game_id(description: str) -> dict[str, Any]:
+    return {"name": "id", "in": "path", "required": True, "description": description,
+            "schema": {"type": "string", "pattern": GAME_ID}}
+
+
+def _schemas() -> dict[str, Any]:
+    name, name_refused = name_patterns()
+    address, address_refused = address_patterns()
+    clan = {"enum": list(CLANS)}
+    counts = {"type": "object", "propertyNames": clan, "additionalProperties": {"type": "integer", "minimum": 1}}
+    when = {"type": ["string", "null"], "format": "date-time"}
+    player = {
+        "type": "object", "required": ["seat", "name", "chips", "clan", "to_move", "final_score", "accepted",
+                                       "absent", "paused_until"],
+        "properties": {
+            "seat": {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1},
+            "name": {"type": "string"},
+            "chips": {"type": "integer", "minimum": 0},
+            "clan": {"description": "everyone's clan once the game is over, nobody's before",
+                     "anyOf": [clan, {"type": "null"}]},
+            "to_move": {"type": "boolean"},
+            "final_score": {"type": ["integer", "null"]},
+            "accepted": {"type": "boolean", "description": "has accepted the invitation"},
+            "absent": {"type": "boolean", "description": "the autopilot moved for them three times running"},
+            "paused_until": {**when, "description": "their clock is paused until then"},
         },
-    },
-    "paths": {
-        "/games": {"post": {"summary": "start a game and invite its players",
-                            "requestBody": _body({"$ref": "#/components/schemas/NewGame"}),
-                            "responses": _responses(201, _VIEW, 400, 413, 422)}},
-        "/games/{id}": {"get": {"summary": "the public view of a game",
-                                "parameters": [{"name": "id", "in": "path", "required": True,
-                                                "schema": {"type": "integer"}}],
-                                "responses": _responses(200, _VIEW, 404)}},
-        "/games/{id}/record": {"get": {"summary": "the game's clans-record/1 (clans once over)",
-                                       "parameters": [{"name": "id", "in": "path", "required": True,
-                                                       "schema": {"type": "integer"}}],
-                                       "responses": _responses(200, {"type": "object"}, 404, 409)}},
-        "/seat": {"get": {"summary": "your seat's view", "security": [{"seat": []}],
-                          "responses": _responses(200, _VIEW, 401)}},
-        "/seat/accept": {"post": {"summary": "accept the invitation", "security": [{"seat": []}],
-                                  "responses": _responses(200, _VIEW, 401, 409)}},
-        "/seat/moves": {"post": {"summary": "make a move", "security": [{"seat": []}],
-                                 "requestBody": _body({"$ref": "#/components/schemas/Move"}),
-                                 "responses": _responses(200, _VIEW, 400, 401, 409, 413, 422)}},
-        "/seat/pause": {"post": {"summary": "pause your clock for a vacation (days are limited per game)",
-                                 "security": [{"seat": []}],
-                                 "requestBody": _body({"type": "object", "required": ["days"], "properties": {
-                                     "days": {"type": "integer", "minimum": 1}}}),
-                                 "responses": _responses(200, _VIEW, 401, 409, 422)}},
-        "/seat/mail": {"post": {"summary": "turn mail: every, digest or none", "security": [{"seat": []}],
-                                "requestBody": _body({"type": "object", "properties": {
-                                    "mail": {"enum": ["every", "digest", "none"]}}}),
-                                "responses": _responses(200, _VIEW, 401, 422)}},
-    },
-}
+    }
+    village = {
+        "type": "object", "required": ["number", "territory", "epoch", "founder", "terrain", "huts", "removed",
+                                       "clans", "points"],
+        "properties": {
+            "number": {"type": "integer", "minimum": 1}, "territory": {"type": "integer"},
+            "epoch": {"type": "integer", "minimum": 1}, "founder": {"type": "string"},
+            "terrain": {"type": "string"}, "huts": counts, "removed": counts,
+            "clans": {"type": "array", "items": clan}, "points": {"type": "integer"},
+        },
+    }
+    move_text = {"type": "string", "pattern": "^[0-9]+-[0-9]+$"}
+    view_properties: dict[str, Any] = {
+        "game": {"type": "string", "pattern": GAME_ID, "description": "the game's public id"},
+        "status": {"enum": GAME_STATUSES,
+                   "description": "`waiting` (seat views only): you accepted, others have not yet"},
+        "turn_hours": {"type": "integer", "minimum": 1, "maximum": MAX_TURN_HOURS},
+        "deadline": {**when, "description": "when the player to move runs out of time"},
+        "board": {"type": "string"},
+        "ply": {"type": "integer", "minimum": 0, "description": "the number of moves made"},
+        "epoch": {"type": "integer", "minimum": 1},
+        "villages_founded": {"type": "integer", "minimum": 0},
+        "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS, "items": player},
+        "huts": {"type": "object", "description": "the huts on each territory (by id) of each clan",
+                 "additionalProperties": counts},
+        "villages": {"type": "array", "items": village},
+        "clan_scores": {"type": "object", "propertyNames": clan, "additionalProperties": {"type": "integer"}},
+        "next": {"type": ["string", "null"], "description": "the name of the player to move"},
+        "next_seat": {"type": ["integer", "null"], "minimum": 0},
+        "finished": {"type": "boolean"},
+        "end": {"enum": ["twelfth-village", "no-legal-move", None]},
+        "final_scores": {"type": ["object", "null"], "additionalProperties": {"type": "integer"}},
+        "winners": {"type": ["array", "null"], "items": {"type": "string"}},
+        "last_move": {"anyOf": [move_text, {"type": "null"}]},
+        "history": {"type": "array", "items": {
+            "type": "object", "required": ["ply", "seat", "player", "move", "villages"],
+            "properties": {"ply": {"type": "integer", "minimum": 1}, "seat": {"type": "integer", "minimum": 0},
+                           "player": {"type": "string"}, "move": move_text,
+                           "villages": {"type": "array", "items": {"type": "integer"}}}}},
+    }
+    seat_properties: dict[str, Any] = {
+        "seat": {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1},
+        "you": {"type": "string", "description": "your name"},
+        "clan": {"description": "your clan (none before the game starts)", "anyOf": [clan, {"type": "null"}]},
+        "your_turn": {"type": "boolean"},
+        "legal_moves": {"type": "array", "items": move_text},
+        "founding": {"type": "object", "description": "for each legal move that founds villages, their territories",
+                     "additionalProperties": {"type": "array", "items": {"type": "integer"}}},
+        "mail": {"enum": list(MAIL_CHOICES)},
+        "vacation_days_left": {"type": "integer", "minimum": 0},
+    }
+    return {
+        "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+            "type": "object", "required": ["code", "message"],
+            "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
+        "View": {"type": "object", "description": "a game as anyone may see it",
+                 "required": list(view_properties), "properties": view_properties},
+        "SeatView": {"description": "a game as one seat sees it: the public view and what only that seat may know",
+                     "allOf": [_ref("View"), {"type": "object", "required": list(seat_properties),
+                                              "properties": seat_properties}]},
+        "NewGameView": {"description": "the new game's public view, and its id",
+                        "allOf": [_ref("View"), {"type": "object", "required": ["id"], "properties": {
+                            "id": {"type": "string", "pattern": GAME_ID}}}]},
+        "Record": {"type": "object", "description": "the game's clans-record/1 (the clans only once it is over)",
+                   "required": ["format", "board", "players", "setup", "moves"], "properties": {
+                       "format": {"const": "clans-record/1"},
+                       "board": {"type": ["string", "object"]},
+                       "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS,
+                                   "items": {"type": "string"}},
+                       "setup": {"type": "object", "additionalProperties": {
+                           "anyOf": [clan, {"type": "array", "items": clan}]}},
+                       "moves": {"type": "array", "items": {"anyOf": [move_text, {
+                           "type": "object", "required": ["move", "order"],
+                           "properties": {"move": move_text,
+                                          "order": {"type": "array", "items": {"type": "integer"}}}}]}},
+                       "clans": {"type": "object", "additionalProperties": clan}}},
+        "Player": {"type": "object", "required": ["name", "email"], "properties": {
+            "name": {"type": "string", "pattern": name, "not": {"pattern": name_refused},
+                     "description": f"1 to {MAX_NAME} characters (after NFC, trimming and folding runs of "
+                                    "spaces to one), no control (tabs and newlines included), format or "
+                                    "separator characters, no web address"},
+            "email": {"type": "string", "pattern": address, "not": {"pattern": address_refused},
+                      "description": f"a plain address of at most {MAX_ADDRESS} characters, as email-validator "
+                                     "accepts it without network look-ups: no quotes, no encoded words (`=?`), "
+                                     "no special-use domain; `xn--` labels must be valid punycode, and "
+                                     "internationalised addresses are accepted too"}}},
+        "NewGame": {"type": "object", "required": ["players"], "properties": {
+            "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS, "uniqueItems": True,
+                        "items": _ref("Player"),
+                        "description": "the first player is the one starting the game; every player needs a "
+                                       "name and an address of their own (compared ignoring case)"},
+            "turn_hours": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_TURN_HOURS,
+                           "description": "hours each player has for a move; absent or null: 72"}}},
+        "Move": {"type": "object", "required": ["move", "ply"], "properties": {
+            "move": {"type": "string", "maxLength": 200, "example": "12-13",
+                     "pattern": r"^[\t\n\u000b\f\r ]*[0-9]+[\t\n\u000b\f\r ]*"
+                                r"(?:->|-|>|\u2192|[\t\n\u000b\f\r ]+[tT][oO][\t\n\u000b\f\r ]+|[\t\n\u000b\f\r ]+)"
+                                r"[\t\n\u000b\f\r ]*[0-9]+[\t\n\u000b\f\r ]*$",
+                     "description": "FROM-TO (also `FROM TO`, `FROM>TO`, `FROM to TO`)"},
+            "order": {"type": ["array", "null"], "items": {"type": "integer"},
+                      "description": "the order in which to take the villages the move founds"},
+            "ply": {"type": "integer", "minimum": 0, "description": "the number of moves you saw"}}},
+        "Pause": {"type": "object", "required": ["days"], "properties": {
+            "days": {"type": "integer", "minimum": 1,
+                     "description": "at most the vacation days you have left in this game"}}},
+        "Mail": {"type": "object", "required": ["mail"], "properties": {"mail": {"enum": list(MAIL_CHOICES)}}},
+    }
+
+
+def _paths() -> dict[str, Any]:
+    seat_view = _json(_ref("SeatView"), "Your seat's view of the game.")
+    not_found = _refused("There is no game with this id.", "not-found")
+    return {
+        "/games": {"post": {
+            "operationId": "startGame",
+            "summary": "start a game and invite its players",
+            "requestBody": _body(_ref("NewGame")),
+            "responses": {
+                "201": {**_json(_ref("NewGameView"), "The game is created; the first player is asked to "
+                                                     "confirm it, the others are invited when they do.",
+                                Location=_header("the new game's address",
+                                                 {"type": "string",
+                                                  "pattern": f"^/api/v1/games/{GAME_ID[1:]}"})),
+                        "links": {
+                            "GetGame": {"operationId": "getGame", "parameters": {"id": "$response.body#/id"}},
+                            "GetRecord": {"operationId": "getRecord", "parameters": {"id": "$response.body#/id"}},
+                        }},
+                "400": _BAD_JSON,
+                "413": _TOO_LARGE,
+                "422": _refused("The players or the turn time are not acceptable; `invalid-players` covers the "
+                                "number of players, duplicates and names, `suppressed` an address that asked "
+                                "never to be mailed.",
+                                "invalid-players", "invalid-name", "invalid-email", "invalid-turn-hours",
+                                "suppressed"),
+                "429": _RATE_LIMITED,
+            }}},
+        "/games/{id}": {"get": {
+            "operationId": "getGame",
+            "summary": "the public view of a game",
+            "parameters": [_game_id("the game's public id")],
+            "responses": {"200": _json(_ref("View"), "The game as anyone may see it."), "400": _BAD_QUERY,
+                          "404": not_found}}},
+        "/games/{id}/record": {"get": {
+            "operationId": "getRecord",
+            "summary": "the game's clans-record/1 (the clans only once it is over)",
+            "parameters": [_game_id("the game's public id")],
+            "responses": {"200": _json(_ref("Record"), "The record."), "400": _BAD_QUERY, "404": not_found,
+                          "409": _refused("The game has not started: it has no record yet.", "not-started")}}},
+        "/seat": {"get": {
+            "operationId": "getSeat", "summary": "your seat's view", "security": _SEAT,
+            "responses": {"200": seat_view, "400": _BAD_QUERY, "401": _NO_SEAT}}},
+        "/seat/accept": {"post": {
+            "operationId": "accept",
+            "summary": "accept the invitation (accepting twice is accepting once); the first player's "
+                       "acceptance confirms the game and invites the others",
+            "security": _SEAT,
+            "responses": {"200": seat_view, "400": _BAD_QUERY, "401": _NO_SEAT,
+                          "409": _refused("The game is no longer waiting for players.", "game-over"),
+                          "429": _RATE_LIMITED}}},
+        "/seat/moves": {"post": {
+            "operationId": "move", "summary": "make a move (sending the same move again changes nothing)",
+            "security": _SEAT,
+            "requestBody": _body(_ref("Move")),
+            "responses": {
+                "200": seat_view,
+                "400": _refused("`bad-json`: the body is not a JSON object; `bad-request`: `ply` is not a whole "
+                                f"number from 0, or {_UNSTORABLE}.", "bad-json", "bad-request"),
+                "401": _NO_SEAT,
+                "409": _refused("Not now: the game has moved on (`stale`), it is someone else's turn, the game "
+                                "has not started or is over.", "stale", "not-your-turn", "not-started",
+                                "game-over"),
+                "413": _TOO_LARGE,
+                "422": _refused("The rules refuse the move (the codes of record.md).", *RULES_CODES),
+            }}},
+        "/seat/pause": {"post": {
+            "operationId": "pause",
+            "summary": "pause your clock for a vacation (days are limited per game)",
+            "security": _SEAT,
+            "requestBody": _body(_ref("Pause")),
+            "responses": {
+                "200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT,
+                "409": _refused("The clock runs only while the game is being played.", "not-started", "game-over"),
+                "413": _TOO_LARGE,
+                "422": _refused("More days than you have left in this game.", "invalid-days"),
+            }}},
+        "/seat/mail": {"post": {
+            "operationId": "setMail", "summary": "turn mail: every turn, a daily digest or none",
+            "security": _SEAT,
+            "requestBody": _body(_ref("Mail")),
+            "responses": {"200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
+                          "422": _refused("Not one of the choices.", "invalid-mail")}}},
+    }
+
+
+def _document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Clans by Mail", "version": "1",
+                 "description": "Every error is `{\"error\": {\"code\": ..., \"message\": ...}}`. A method a path "
+                                "does not take is answered 405 with an `Allow` header."},
+        "servers": [{"url": "/api/v1"}],
+        "components": {
+            "securitySchemes": {"seat": {"type": "http", "scheme": "bearer",
+                                         "description": "the seat token from your seat link"}},
+            "schemas": _schemas(),
+        },
+        "paths": _paths(),
+    }
+
+
+#: The document, as ``/api/v1/openapi.json`` serves it.
+OPENAPI: dict[str, Any] = _document()
