@@ -200,7 +200,8 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     """Retention; returns how many games expired and how many rows of each
     table were deleted.
 
-    - A game still ``invited`` ``INVITE_DAYS`` after it was created expires;
+    - A game still ``invited`` ``INVITE_DAYS`` after it was created and after
+      its last acceptance expires;
       its pending invitations are then skipped by delivery, not sent.
     - Done outbox rows (sent, skipped, failed) older than ``RETENTION_DAYS``
       go; pending rows never do.  A sent digest of a game still being played
@@ -218,10 +219,15 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     cutoff = now - timedelta(days=int(ctx.config["RETENTION_DAYS"]))
     session_since = now - timedelta(days=int(ctx.config["SESSION_DAYS"]))
     game, outbox, login = _table(Game), _table(Outbox), _table(Login)
+    invite_cutoff = now - timedelta(days=int(ctx.config["INVITE_DAYS"]))
+    seat = _table(Seat)
+    # Counted from the last acceptance too: the creator's confirmation sends the
+    # others their invitations, and they get the full INVITE_DAYS to answer.
+    accepted_lately = select(seat.c.id).where(seat.c.game_id == game.c.id, seat.c.accepted_at >= invite_cutoff)
     with ctx.engine.begin() as conn:
         expired = conn.execute(
-            update(game).where(game.c.status == "invited",
-                               game.c.created_at < now - timedelta(days=int(ctx.config["INVITE_DAYS"])))
+            update(game).where(game.c.status == "invited", game.c.created_at < invite_cutoff,
+                               ~accepted_lately.exists())
             .values(status="expired")
         ).rowcount
     # The outbox first: sign-ins whose mail is deleted here are free to go below.

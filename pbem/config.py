@@ -51,8 +51,10 @@ DEFAULTS: dict[str, Any] = {
     "RATELIMIT_STORAGE_URL": "",
     "LIMIT_NEW_GAMES": "5 per minute; 20 per hour; 50 per day",  # per IP
     "LIMIT_LOGIN": "5 per minute; 20 per hour",  # sign-in requests per IP
-    "LIMIT_LOGIN_MAIL": "1 per 5 minutes",  # sign-in mails per address
-    "LIMIT_INVITES": "5 per day",  # invitations (and confirmations) per address
+    "LIMIT_LOGIN_MAIL": "1 per 5 minutes; 5 per day",  # sign-in mails per address
+    "LIMIT_CONFIRMATIONS": "5 per day",  # "confirm the game you started" mails per address
+    "LIMIT_INVITES": "5 per day",  # invitations per address; more wait for the next window
+    "LIMIT_CONFIRMED_GAMES": "10 per day",  # games started signed in (so invited at once) per player
     "LIMIT_NEW_LINK": "3 per day",  # "send me a new link" per seat
     "LIMIT_NEVER": "10 per hour",  # "never email me again" per IP
     # Retention: a game nobody accepted expires after INVITE_DAYS; used or
@@ -152,3 +154,9 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if not config.get("SMTP_HOST") and not local and not config.get("TESTING"):
         raise UnsafeConfig(f"PBEM_SMTP_HOST is not set: no mail transport for the public base URL "
                            f"{config.get('BASE_URL')}")
+    if not config.get("BROKER_URL") and not local and not config.get("TESTING"):
+        # Without it mail is built and sent inside the request (a sign-in would
+        # take longer for an address that plays here) and each process keeps its
+        # own rate-limit counts.
+        raise UnsafeConfig(f"PBEM_BROKER_URL is not set: a public service (base URL {config.get('BASE_URL')}) "
+                           "needs Redis for its background work and shared rate limits")

@@ -21,7 +21,7 @@ class Context:
     now: Callable[[], datetime] = field(default=utcnow)
     #: ``limit(name, keys)`` counts one more of what the configured limit
     #: ``name`` (e.g. ``LIMIT_INVITES``) bounds, for each key (e.g. addresses),
-    #: or raises :class:`pbem.errors.RateLimited` and counts nothing.
+    #: and raises :class:`pbem.errors.RateLimited` if that went over.
     limit: Callable[[str, Sequence[str]], None] = lambda name, keys: None
 
     @property

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from typing import Any
 
@@ -71,8 +72,15 @@ def run_demo() -> int:
     from .db import upgrade
     from .web import create_app
 
+    from .config import is_loopback
+
     host = os.environ.get("PBEM_DEMO_HOST", "127.0.0.1")
     port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
+    if not is_loopback(f"http://{host}"):
+        # The demo's mailbox shows every link, and its secret key is public.
+        print(f"pbem demo: refusing to listen on {host}: the demo is for this machine only "
+              "(PBEM_DEMO_HOST must be 127.0.0.1 or localhost)", file=sys.stderr)
+        return 2
     from .config import DEV_SECRET_KEY
 
     overrides = {"BASE_URL": os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}"),

@@ -27,7 +27,13 @@ MAX_ADDRESS = 254
 #: Unicode categories a name may not contain: controls, format characters
 #: (bidi overrides, zero-width joiners), line and paragraph separators.
 _FORBIDDEN_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}
-_URL = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*://|www\.|\b[a-z0-9-]+\.(?:com|net|org|io|ru|cn|xyz|top|info|biz|co|me|ly)\b)")
+#: A scheme, or something dotted that ends in letters (``pills.shop``, ``x.de``):
+#: a mail client would make it a link.  Checked after look-alike dots are folded.
+_URL = re.compile(r"(?i)(?:[a-z][a-z0-9+.-]*:/|\w\.[^\W\d_]{2,})")
+#: Characters that read as a dot in a web address.
+LOOKALIKE_DOTS = "\u2024\ufe52\uff0e\u3002\u0701\u0702\u2e33"
+_DOTS = str.maketrans({ch: "." for ch in LOOKALIKE_DOTS})
+_BRACKETED_DOT = re.compile(r"\s*[\[\(\{]\s*(?:\.|dot)\s*[\]\)\}]\s*", re.IGNORECASE)
 
 
 class BadName(ValueError):
@@ -52,7 +58,7 @@ def clean_name(raw: object) -> str:
         raise BadName("a name is needed")
     if len(name) > MAX_NAME:
         raise BadName(f"a name may have at most {MAX_NAME} characters")
-    if _URL.search(name):
+    if _URL.search(_BRACKETED_DOT.sub(".", name.translate(_DOTS))):
         raise BadName("a name may not contain a web address")
     return name
 

@@ -4,6 +4,8 @@ the CLI and the workers call.  They speak in ids, tokens and dicts; they raise
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import random
 import secrets
@@ -19,7 +21,7 @@ from sqlmodel import Session, col, select
 from . import errors, tokens
 from .context import Context
 from .db import as_utc, session_scope
-from .models import Game, Login, MoveRecord, Seat, Suppression
+from .models import Game, Login, MoveRecord, Outbox, Seat, Suppression
 from .outbox import enqueue
 from .players import BadAddress, BadName, address_hash, clean_address, clean_name
 from .rules import Game as RulesGame
@@ -213,10 +215,14 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
         raise errors.Invalid(f"turn time must be 1 to {MAX_TURN_HOURS} hours", code="invalid-turn-hours",
                              field="turn_hours")
-    ctx.limit("LIMIT_INVITES", [p.email for p in (players[1:] if confirmed else players[:1])])
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         _refuse_suppressed(session, players)
+        # Counted once every check has passed (a refused start costs nobody a mail).
+        if confirmed:
+            ctx.limit("LIMIT_CONFIRMED_GAMES", [players[0].email])
+        else:
+            ctx.limit("LIMIT_CONFIRMATIONS", [players[0].email])
         game = Game(public_id=tokens.public_id(), turn_hours=hours, created_at=now, seed=secrets.randbits(31))
         session.add(game)
         session.flush()
@@ -240,8 +246,18 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
 
 
 def _invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetime) -> int | None:
+    """The invitation of a seat.  The one who started the game asked for their
+    own; the others' count against ``LIMIT_INVITES`` for their address, and one
+    over it waits for the limit's next window (the sweep sends it then) rather
+    than refusing the acceptance that caused it."""
+    due = now
+    if seat.position != 0:
+        try:
+            ctx.limit("LIMIT_INVITES", [seat.email])
+        except errors.RateLimited as e:
+            due = now + timedelta(seconds=e.retry_after)
     return enqueue(session, kind="invite", event="invite", recipient=seat.email, base_url=ctx.base_url,
-                   now=now, game_id=game.id, seat_id=seat.id)
+                   now=now, game_id=game.id, seat_id=seat.id, due=due)
 
 
 def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
@@ -289,9 +305,7 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
         outbox: list[int | None] = []
         if seat.position == 0:
             # The one who started the game confirms it: now the others are asked.
-            others = [s for s in seats if s.accepted_at is None]
-            ctx.limit("LIMIT_INVITES", [s.email for s in others])
-            outbox = [_invite(ctx, session, game, s, now) for s in others]
+            outbox = [_invite(ctx, session, game, s, now) for s in seats if s.accepted_at is None]
         if all(s.accepted_at is not None for s in seats):
             # Guarded like a move: only one acceptance may start the game.
             started = session.execute(
@@ -496,7 +510,13 @@ def request_login(ctx: Context, email: object) -> None:
 def new_login(ctx: Context, session: Session, address: str) -> Login | None:
     """A fresh sign-in link for an address that has games (``None`` otherwise),
     in the caller's transaction: the worker delivering a sign-in request."""
-    if session.exec(select(Seat.id).where(col(Seat.email) == address)).first() is None:
+    # Only an address that accepted a seat or was really sent an invitation: a
+    # game an anonymous visitor started (and nobody confirmed) names addresses
+    # that never heard of us.
+    accepted = select(Seat.id).where(col(Seat.email) == address, col(Seat.accepted_at).is_not(None))
+    invited = select(Outbox.id).where(col(Outbox.recipient) == address, col(Outbox.kind) == "invite",
+                                      col(Outbox.status) == "sent")
+    if session.exec(accepted).first() is None and session.exec(invited).first() is None:
         return None
     now = ctx.now()
     salt = tokens.new_salt()
@@ -661,10 +681,13 @@ def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
         return game_view(ctx, game, seats, seat)
 
 
-def autopilot_seed(game_seed: int, ply: int) -> int:
+def autopilot_seed(secret_key: str, game_seed: int, ply: int) -> int:
     """The autopilot's random seed for one move: the same game and ply always
-    give the same move."""
-    return game_seed * 1_000_003 + ply
+    give the same move.  Keyed with the secret key: the game's seed can be
+    found from its public set-up, and with it anyone could replay the
+    autopilot's choices for each guess of the absent player's clan."""
+    mac = hmac.new(secret_key.encode(), f"autopilot|{game_seed}|{ply}".encode(), hashlib.sha256)
+    return int.from_bytes(mac.digest()[:8], "big")
 
 
 def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
@@ -687,7 +710,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
         if rules is None or rules.turn is None:
             return None
         seat = seats[rules.turn]
-        move, order = choose_move(rules, random.Random(autopilot_seed(game.seed, ply)))
+        move, order = choose_move(rules, random.Random(autopilot_seed(ctx.secret_key, game.seed, ply)))
         rules.push(move, order)
         outbox = _store_move(ctx, session, game, seats, seat, rules, move,
                              list(order) if order is not None else None, now, autopilot=True)

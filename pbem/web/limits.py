@@ -10,6 +10,7 @@ never limited.  The service layer reaches them through ``Context.limit``."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from typing import Sequence
@@ -18,6 +19,8 @@ from flask import Flask, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
+from limits.storage import MemoryStorage
+from limits.strategies import FixedWindowRateLimiter, RateLimiter
 
 from ..errors import RateLimited
 
@@ -32,31 +35,49 @@ class Limits:
         self.extension = Limiter(key_func=get_remote_address, app=app, storage_uri=storage,
                                  storage_options={"socket_timeout": 2, "socket_connect_timeout": 2}
                                  if storage.startswith("redis") else {})
+        self.fallback = FixedWindowRateLimiter(MemoryStorage())
         app.extensions["pbem_limits"] = self
 
     def __call__(self, name: str, keys: Sequence[str]) -> None:
-        """Count one for each key under the limit ``name``, or refuse them all."""
-        items = parse_many(str(self.config[name]))
-        strategy = self.extension.limiter
+        """Count one for each key under the limit ``name``; refuse if any count
+        went over.  Each ``hit`` is one atomic increment in the store, so
+        requests at the same moment cannot all pass a look before any counts
+        (a refused request may have used up a count: that errs on the safe side)."""
         try:
-            for item in items:
-                for key in keys:
-                    if not strategy.test(item, name, key):
-                        reset = strategy.get_window_stats(item, name, key).reset_time
-                        log.warning("rate limit %s (%s) reached for %s", name, item, _shown(key))
-                        raise RateLimited("too many requests: please wait and try again later",
-                                          retry_after=int(reset - time.time()) + 1)
-            for item in items:
-                for key in keys:
-                    strategy.hit(item, name, key)
+            self._count(self.extension.limiter, name, keys)
         except RateLimited:
             raise
         except Exception as e:  # noqa: BLE001 - the limit store is down
-            # Players keep playing while Redis is down; new mail waits in the outbox.
-            log.error("rate limit %s not checked (limit store unreachable: %s)", name, e)
+            # Never unlimited: this process counts on its own until the store is back.
+            log.error("rate limit %s counted in this process only (limit store unreachable: %s)", name, e)
+            self._count(self.fallback, name, keys)
+
+    def _count(self, strategy: RateLimiter, name: str, keys: Sequence[str]) -> None:
+        items = parse_many(str(self.config[name]))
+        over = [(item, key) for item in items for key in keys if not strategy.hit(item, name, key)]
+        if over:
+            item, key = over[0]
+            reset = strategy.get_window_stats(item, name, key).reset_time
+            log.warning("rate limit %s (%s) reached for %s", name, item, _shown(key))
+            raise RateLimited("too many requests: please wait and try again later",
+                              retry_after=int(reset - time.time()) + 1)
 
     def per_ip(self, name: str) -> None:
-        self(name, [get_remote_address() or request.remote_addr or "unknown"])
+        self(name, [client_key(get_remote_address() or request.remote_addr or "unknown")])
+
+
+def client_key(address: str) -> str:
+    """One key per client: an IPv4 address, or an IPv6 address's /64 (one
+    household or server has a whole /64 to pick addresses from)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def _shown(key: str) -> str:

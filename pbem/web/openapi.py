@@ -28,11 +28,7 @@ from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 from ..services import MAIL_CHOICES, MAX_TURN_HOURS
 from ..tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
 
-# What pbem.players allows (spelled out again here: see name_patterns).
-MAX_NAME = 40
-MAX_ADDRESS = 254
-#: The top-level domains that make a player's name read as a web address.
-URL_TLDS = ("com", "net", "org", "io", "ru", "cn", "xyz", "top", "info", "biz", "co", "me", "ly")
+from ..players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
 #: Domains email-validator refuses as special-use (RFC 6761 and friends).
 SPECIAL_USE_DOMAINS = ("arpa", "invalid", "local", "localhost", "onion", "test")
 
@@ -120,6 +116,7 @@ def _classes() -> dict[str, str]:
         # What Python's \s and \b look at: whitespace; letters, digits and the underscore.
         "spaces": matching(r"\s+"),
         "word": matching(r"\w+"),
+        "letter": matching(r"[^\W\d_]+"),
     }
 
 
@@ -129,23 +126,20 @@ def name_patterns() -> tuple[str, str]:
     runs of spaces are folded to one and the ends trimmed (counted before NFC:
     names of combining sequences are counted by the server after it), none of
     them a control, format character or separator; and no web address
-    (``scheme://``, ``www.``, or a word ending in one of :data:`URL_TLDS`,
-    case-insensitive)."""
+    (``scheme:/``, or a word character, a dot and two letters: ``pills.shop``,
+    where a dot is also a look-alike dot or one in brackets, ``pills [.] shop``)."""
     c = _classes()
     space, char = f"[{c['blank']}]", f"[^{c['spaces']}{c['forbidden']}]"
     # One item per character, one per run of whitespace between characters:
     # each run must reach the next character, so a name parses one way only.
     pattern = f"^{space}*{char}(?:{char}|{space}+(?={char})){{0,{MAX_NAME - 1}}}{space}*$"
-    word, not_word = f"[{c['word']}]", f"(?<![{c['word']}])"
-    label = _folds("[a-z0-9-]")
+    dots = "\\." + "".join(_char(ord(ch)) for ch in LOOKALIKE_DOTS)
+    blank = f"[{c['spaces']}]*"
+    # pbem.players folds look-alike dots, and brackets around a dot or "dot", to "."
+    dot = f"(?:[{dots}]|{blank}[\\[\\(\\{{]{blank}(?:[{dots}]|{_word('dot')}){blank}[\\]\\)\\}}]{blank})"
     url = "|".join([
-        f"[{_folds('[a-z]')}][{_folds('[a-z0-9+.-]')}]*://",
-        _word("www") + r"\.",
-        # \b[a-z0-9-]+\.(?:com|...)\b: a boundary before the first character of the
-        # run (a letter or digit after a non-word character, or a hyphen after a
-        # word character) and after the top-level domain.
-        f"(?:{not_word}[{_folds('[a-z0-9]')}]|(?<={word})-)[{label}]*\\."
-        f"(?:{'|'.join(_word(t) for t in URL_TLDS)})(?!{word})",
+        f"[{_folds('[a-z]')}][{_folds('[a-z0-9+-]')}{dots}]*:/",
+        f"[{c['word']}]{dot}[{c['letter']}]{{2}}",
     ])
     return pattern, url
 

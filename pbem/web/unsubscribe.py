@@ -69,5 +69,5 @@ def never(token: str) -> Any:
 @bp.post("/never/<token>")
 def never_post(token: str) -> Any:
     limits().per_ip("LIMIT_NEVER")
-    address = services.never_mail(context(), token)
-    return render_template("never.html", token=token, done=True, address=address)
+    services.never_mail(context(), token)
+    return render_template("never.html", token=token, done=True)

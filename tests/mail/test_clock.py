@@ -111,7 +111,7 @@ def test_autopilot_moves_at_the_deadline(ctx: Any) -> None:
     play(ctx, toks, 2)
     t, view = to_move(ctx, toks)
     rules, seed = _rules(ctx, game_id)  # type: ignore[misc]
-    expected, order = choose_move(rules, random.Random(services.autopilot_seed(seed, view["ply"])))
+    expected, order = choose_move(rules, random.Random(services.autopilot_seed(ctx.secret_key, seed, view["ply"])))
     turns_before = len(caught(ctx, kind="turn"))
     now.at = deadline(ctx, game_id) - timedelta(seconds=1)
     assert clock.expire_deadlines(ctx) == []
@@ -165,7 +165,8 @@ def test_the_autopilot_is_deterministic(ctx: Any) -> None:
     assert clock.expire_deadlines(ctx) == [db_id(ctx, first), db_id(ctx, second)]
     one, two = services.public_game(ctx, first), services.public_game(ctx, second)
     assert one["last_move"] == two["last_move"] and one["huts"] == two["huts"]
-    assert services.autopilot_seed(12345, 0) != services.autopilot_seed(12345, 1)
+    assert services.autopilot_seed(ctx.secret_key, 12345, 0) != services.autopilot_seed(ctx.secret_key, 12345, 1)
+    assert services.autopilot_seed("another key" * 4, 12345, 0) != services.autopilot_seed(ctx.secret_key, 12345, 0)
 
 
 def test_three_missed_turns_in_a_row_show_absent(ctx: Any) -> None:

@@ -16,7 +16,7 @@ from pbem.db import session_scope
 from pbem.models import CaughtMail, Game, Login, Outbox
 from pbem.tasks import beat_schedule
 from tests.mail.smtpd import frozen_clock
-from tests.support import caught, db_id, new_game, play
+from tests.support import PLAYERS, caught, db_id, new_game, play, seat_tokens
 from tests.web.helpers import csrf_token
 
 NOTHING = {"games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0}
@@ -73,6 +73,21 @@ def test_an_unaccepted_game_expires_after_invite_days_and_its_invitations_are_no
     now.advance(days=365)
     clock.prune(ctx)
     assert [status(ctx, g) for g in (old, playing, young)] == ["expired", "active", "expired"]
+
+
+def test_the_wait_starts_again_when_the_creator_confirms(ctx: Any) -> None:
+    """Confirming late sends the others their invitations: they get the full
+    INVITE_DAYS to answer."""
+    now = frozen_clock(ctx)
+    game_id = services.start_game(ctx, services.parse_players(PLAYERS[:2]))
+    now.advance(days=13)
+    services.accept(ctx, seat_tokens(ctx, game_id)[0])
+    now.advance(days=2)
+    clock.prune(ctx)
+    assert status(ctx, game_id) == "invited"
+    now.advance(days=12, minutes=1)
+    clock.prune(ctx)
+    assert status(ctx, game_id) == "expired"
 
 
 def test_an_expired_games_links_show_that_it_expired(client: Any, ctx: Any) -> None:

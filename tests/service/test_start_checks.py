@@ -16,7 +16,7 @@ from tests.conftest import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = {"PBEM_BASE_URL": "https://clans.example", "PBEM_SMTP_HOST": "mail.example",
-          "PBEM_SECRET_KEY": SECRET}
+          "PBEM_BROKER_URL": "redis://redis.example:6379/0", "PBEM_SECRET_KEY": SECRET}
 
 
 def config(**env: str) -> dict[str, object]:
@@ -36,6 +36,14 @@ def test_a_bad_secret_key_is_refused_by_name(key: str, named: str) -> None:
 def test_a_sound_public_configuration_starts() -> None:
     check_safe(config())
     check_safe(config(PBEM_SECRET_KEY="y" * 32))
+
+
+def test_no_broker_for_a_public_address_is_refused() -> None:
+    """Without one, mail would be built inside the request (a sign-in would take
+    longer for an address that plays) and each process would count limits alone."""
+    with pytest.raises(UnsafeConfig, match="PBEM_BROKER_URL is not set: a public service"):
+        check_safe(config(PBEM_BROKER_URL=""))
+    check_safe(config(PBEM_BROKER_URL="", PBEM_BASE_URL="http://127.0.0.1:5000"))
 
 
 def test_no_mail_transport_for_a_public_address_is_refused() -> None:

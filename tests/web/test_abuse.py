@@ -94,22 +94,85 @@ def test_the_form_answers_a_flood_with_a_page(client: Any, ctx: Any) -> None:
     assert "<html" in page and "Too many requests: please wait and try again later." in page
 
 
-def test_one_address_gets_at_most_five_invitations_a_day_whoever_asks(client: Any, ctx: Any) -> None:
+def test_one_address_gets_at_most_five_confirmations_a_day_whoever_asks(client: Any, ctx: Any) -> None:
     victim = "victim@example.org"
     codes = [start(client, {"players": players(victim, f"x{n}@example.org")}, ip=f"192.0.2.{n}").status_code
              for n in range(12)]
     assert codes == [201] * 5 + [429] * 7
     assert len(caught(ctx, recipient=victim)) == 5
-    # Confirming from many games also counts: the sixth confirmation is refused.
+    # The victim can still be invited by a friend: invitations are counted apart.
+    r = start(client, {"players": players("friend@example.org", victim)}, ip="192.0.2.99")
+    client.post("/api/v1/seat/accept", headers={"Authorization": f"Bearer {seat_tokens(ctx, r.json['id'])[0]}"})
+    assert len(caught(ctx, recipient=victim)) == 6
+
+
+def test_invitations_to_one_address_over_the_limit_wait_for_the_next_day(client: Any, ctx: Any) -> None:
     creators = []
     for n in range(6):
         r = start(client, {"players": players(f"c{n}@example.org", "target@example.org")}, ip=f"192.0.2.{50 + n}")
         creators.append(seat_tokens(ctx, r.json["id"])[0])
     results = [client.post("/api/v1/seat/accept", headers={"Authorization": f"Bearer {t}"}).status_code
                for t in creators]
-    assert results == [200] * 5 + [429]
+    assert results == [200] * 6  # a confirmation is never refused for someone else's limit
     assert len(caught(ctx, recipient="target@example.org")) == 5
-    assert services.seat_view(ctx, creators[-1])["status"] == "invited"  # the refused accept changed nothing
+    with session_scope(ctx.engine) as session:
+        waiting = session.exec(select(Outbox).where(Outbox.recipient == "target@example.org",
+                                                    Outbox.status == "pending")).all()
+    assert len(waiting) == 1
+    assert (waiting[0].next_attempt_at.replace(tzinfo=None) - ctx.now().replace(tzinfo=None)).total_seconds() > 3600
+
+
+def test_a_stranger_named_in_an_unconfirmed_game_gets_no_sign_in_mail(client: Any, ctx: Any) -> None:
+    """Naming an address in a game nobody confirmed does not make it one that
+    may ask for sign-in links."""
+    start(client, {"players": players("attacker@example.org", "stranger@example.org")})
+    ask_for_link(client, ctx, "stranger@example.org")
+    assert not caught(ctx, recipient="stranger@example.org")
+
+
+def test_ipv6_clients_are_counted_by_their_64(client: Any, ctx: Any) -> None:
+    codes = [start(client, {"players": players(f"a{n}@example.org", f"b{n}@example.org")},
+                   ip=f"2001:db8:1:2::{n:x}").status_code for n in range(8)]
+    assert codes == [201] * 5 + [429] * 3
+    other = start(client, {"players": players("c@example.org", "d@example.org")}, ip="2001:db8:1:3::1")
+    assert other.status_code == 201
+
+
+def test_requests_at_the_same_moment_cannot_all_pass_a_limit(app: Any, redis_url: str) -> None:
+    """Each count is one atomic increment in the shared store."""
+    import threading
+    import uuid
+
+    from pbem.errors import RateLimited
+    from pbem.web import create_app
+    from tests.conftest import app_config
+
+    shared = create_app(app_config(app.config["DATABASE_URL"], RATELIMIT_STORAGE_URL=redis_url))
+    limit = shared.extensions["pbem"].limit
+    key = f"race-{uuid.uuid4().hex}@example.org"
+    passed: list[bool] = []
+    barrier = threading.Barrier(20)
+
+    def one() -> None:
+        barrier.wait()
+        try:
+            limit("LIMIT_CONFIRMATIONS", [key])
+            passed.append(True)
+        except RateLimited:
+            passed.append(False)
+
+    threads = [threading.Thread(target=one) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    shared.extensions["pbem"].engine.dispose()
+    import redis
+
+    store = redis.Redis.from_url(redis_url)
+    for leftover in store.scan_iter(f"*{key}*"):
+        store.delete(leftover)
+    assert passed.count(True) == 5 and passed.count(False) == 15
 
 
 def test_a_flood_of_sign_ins_for_one_address_sends_one_mail(client: Any, ctx: Any) -> None:
@@ -156,7 +219,8 @@ def test_never_email_me_again_holds_for_every_later_game(client: Any, ctx: Any) 
     assert snapshot(ctx) == before  # opening the link changes nothing
     assert client.post(path, data={}).status_code == 400  # a form of this site only
     done = client.post(path, data={"csrf_token": csrf_from(page)})
-    assert done.status_code == 200 and "We will never email bob@example.org again" in done.get_data(as_text=True)
+    assert done.status_code == 200 and "We will never email this address again" in done.get_data(as_text=True)
+    assert "bob@example.org" not in done.get_data(as_text=True)  # a leaked link shows nobody's address
     # No game can name the address again: refused at the API and the form.
     r = start(client, {"players": [PLAYERS[0], {"name": "Bob", "email": "BOB@example.org"}]})
     assert r.status_code == 422 and r.json["error"]["code"] == "suppressed"
