@@ -34,6 +34,8 @@
   var layer = document.createElementNS(NS, "g");
   layer.setAttribute("class", "js-hl");
   svg.insertBefore(layer, svg.querySelector("g.labels"));
+  // Its territories become buttons: the board is now a group of controls, not one picture.
+  svg.setAttribute("role", "group");
 
   var source = null;
   var target = null;

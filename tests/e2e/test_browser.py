@@ -4,76 +4,19 @@ JavaScript.  Screenshots go to /tmp/shots."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from werkzeug.serving import make_server
 
 from pbem import services
-from pbem.db import upgrade
-from tests.conftest import app_config
+from tests.e2e.conftest import open_page
 from tests.support import new_game, to_move
 from tests.web.helpers import set_huts, two_village_position
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/shots")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[Any]:
-    """The real app on 127.0.0.1 and a free port, on a fresh SQLite database."""
-    from pbem.web import create_app
-
-    url = f"sqlite:///{tmp_path / 'e2e.sqlite3'}"
-    upgrade(url)
-    holder: dict[str, Any] = {}
-
-    def dispatch(environ: Any, start_response: Any) -> Any:
-        return holder["app"](environ, start_response)
-
-    server = make_server("127.0.0.1", 0, dispatch, threaded=True)
-    base = f"http://127.0.0.1:{server.server_port}"
-    app = create_app(app_config(url, BASE_URL=base, MAILBOX=True))
-    holder["app"] = app
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield SimpleNamespace(base=base, app=app, ctx=app.extensions["pbem"])
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        app.extensions["pbem"].engine.dispose()
-
-
-@pytest.fixture
-def browser(chromium: str) -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def open_page(browser: Any, url: str, *, width: int = 1280, height: int = 900, js: bool = True,
-              timezone: str = "UTC") -> Any:
-    context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=js,
-                                  device_scale_factor=2 if width < 600 else 1, timezone_id=timezone,
-                                  locale="en-GB")
-    page = context.new_page()
-    page.errors = []  # type: ignore[attr-defined]
-    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))  # type: ignore[attr-defined]
-    page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
-    response = page.goto(url)
-    assert response is not None and response.status == 200
-    return page
 
 
 def tap(page: Any, territory: int) -> None:

@@ -1,0 +1,295 @@
+"""Every page and every kind of email, checked by axe-core (WCAG 2.0/2.1, levels
+A and AA) in headless Chromium at a phone's size, 390×844: no finding of
+impact "serious" or "critical" is allowed.
+
+One browser and one live server for the module; each test makes the games it
+needs through the services (with addresses of their own, so the per-address
+invitation limit is not reached), then opens the pages as a player would.
+Axe's script comes with the ``axe-playwright-python`` package: nothing is
+fetched at run time."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from typing import Any, Iterator
+
+import pytest
+from sqlmodel import col, select
+
+from pbem import clock, services
+from pbem.db import as_utc, session_scope
+from pbem.errors import RateLimited
+from pbem.models import CaughtMail, Game
+from tests.e2e.conftest import open_page
+from tests.support import caught, seat_tokens, to_move
+from tests.web.helpers import finish
+
+pytestmark = pytest.mark.browser
+
+WIDTH, HEIGHT = 390, 844
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+#: Frames are left out: the only one (the mailbox's view of an email) is checked
+#: on its own address, and axe would wait a minute for a frame without its script.
+OPTIONS = {"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"], "iframes": False}
+BLOCKING = ("serious", "critical")
+MAIL_KINDS = {"invite", "turn", "game-over", "login", "link", "deadline", "reminder", "digest"}
+
+_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def axe() -> Any:
+    module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    return module.Axe()
+
+
+class Audit:
+    """Opens pages at the phone size and collects axe's serious and critical findings."""
+
+    def __init__(self, live: Any, browser: Any, axe: Any) -> None:
+        self.live, self.browser, self.axe = live, browser, axe
+        self.findings: list[str] = []
+        self.checked: list[str] = []
+        self.page: Any = None
+
+    def open(self, path: str, status: int | None = 200) -> Any:
+        """Go to ``path`` in this test's one tab (a browser context costs more than the page)."""
+        url = self.live.base + path
+        if self.page is None:
+            self.page = open_page(self.browser, url, width=WIDTH, height=HEIGHT, status=status)
+        else:
+            response = self.page.goto(url)
+            assert response is not None and (status is None or response.status == status), (url, response)
+        return self.page
+
+    def check(self, page: Any, label: str) -> None:
+        """Run axe on what ``page`` shows now."""
+        results = self.axe.run(page, options=OPTIONS).response
+        self.checked.append(label)
+        # Reflow (WCAG 1.4.10), which axe leaves alone: nothing wider than the phone.
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        if wide > WIDTH:
+            self.findings.append(f"{label} ({page.url}): {wide}px wide, more than the {WIDTH}px screen")
+        for v in results["violations"]:
+            if v.get("impact") not in BLOCKING:
+                continue
+            self.findings.append(f"{label} ({page.url}): {v['id']} [{v['impact']}] {v['help']}")
+            for node in v["nodes"]:
+                why = " ".join(c["message"] for c in node.get("any", []) + node.get("all", [])
+                               + node.get("none", []))
+                self.findings.append(f"    {' > '.join(map(str, node['target']))}: {why[:300]}")
+
+    def visit(self, path: str, label: str, status: int | None = 200) -> Any:
+        page = self.open(path, status)
+        self.check(page, label)
+        return page
+
+    def assert_clean(self) -> None:
+        assert self.checked
+        assert not self.findings, "axe found serious or critical problems:\n" + "\n".join(self.findings)
+
+
+@pytest.fixture
+def audit(live: Any, browser: Any, axe: Any) -> Iterator[Audit]:
+    a = Audit(live, browser, axe)
+    yield a
+    if a.page is not None:
+        # Error answers are what some of these pages are; script errors are not.
+        errors = [e for e in a.page.errors if not e.startswith("Failed to load resource")]
+        assert errors == [], errors
+        a.page.context.close()
+
+
+def players(count: int = 3) -> list[dict[str, str]]:
+    """Players with addresses no other game of this module uses."""
+    n = next(_numbers)
+    return [{"name": name, "email": f"{name.lower()}{n}@example.org"} for name in ("Ann", "Bob", "Cid", "Dee")[:count]]
+
+
+def make_game(ctx: Any, *, accepted: int = 3, first: dict[str, str] | None = None) -> tuple[str, list[str], list[str]]:
+    """A game of three whose first ``accepted`` seats have accepted (all: started):
+    its id, its seat tokens and the players' addresses, in seat order."""
+    people = players()
+    if first is not None:
+        people[0] = first
+    game_id = services.start_game(ctx, services.parse_players(people))
+    toks = seat_tokens(ctx, game_id)
+    for t in toks[:accepted]:
+        services.accept(ctx, t)
+    toks = seat_tokens(ctx, game_id)  # the start draws who sits first
+    by_name = {p["name"]: p["email"] for p in people}
+    emails = [by_name[p["name"]] for p in services.public_game(ctx, game_id)["players"]]
+    return game_id, toks, emails
+
+
+@contextmanager
+def clock_at(ctx: Any, at: datetime) -> Iterator[None]:
+    """The service's clock (the live app's too) stopped at ``at`` for a while."""
+    kept = ctx.now
+    ctx.now = lambda: at
+    try:
+        yield
+    finally:
+        ctx.now = kept
+
+
+def submit(page: Any, selector: str) -> None:
+    with page.expect_navigation():
+        page.locator(selector).click()
+
+
+def test_home_sign_in_and_error_pages(audit: Audit, live: Any) -> None:
+    page = audit.visit("/", "home")
+    page.locator("#name0").fill("Ann")
+    page.locator("#email0").fill("not an address")
+    page.locator("#name1").fill("Bob")
+    page.locator("#email1").fill("bob@example.org")
+    submit(page, ".start-form button[type=submit]")
+    assert page.locator("#start-error").is_visible()
+    audit.check(page, "home with a form error")
+
+    _, _, emails = make_game(live.ctx)
+    page = audit.visit("/login", "login")
+    page.locator("#email").fill("nobody")
+    submit(page, "form button[type=submit]")
+    assert page.locator("#login-error").is_visible()
+    audit.check(page, "login with an error")
+    page.locator("#email").fill(emails[0])
+    submit(page, "form button[type=submit]")
+    assert "Check your email" in page.locator("h1").inner_text()
+    audit.check(page, "sign-in link sent")
+    page = audit.visit(f"/signin/{_sign_in_token(live.ctx, emails[0])}", "sign in")
+    submit(page, "form button[type=submit]")
+    assert page.url.endswith("/games")
+    audit.check(page, "my games (one game)")
+
+    audit.visit("/no/such/page", "404", status=404)
+    audit.visit("/play/not-a-seat-token", "401", status=401)
+    audit.assert_clean()
+
+
+def test_seat_pages_in_every_state(audit: Audit, live: Any) -> None:
+    ctx = live.ctx
+    game_id, toks, _ = make_game(ctx, accepted=0)
+    audit.visit(f"/games/{game_id}?new=1", "public game, just started (?new=1)")
+    page = audit.visit(f"/play/{toks[0]}", "seat: invited, first seat")
+    assert "Accept and invite the others" in page.locator(".invitation button").inner_text()
+    submit(page, ".invitation button[type=submit]")
+    assert page.locator(".notice-ok").is_visible()
+    audit.check(page, "seat: waiting, with a notice")
+    audit.visit(f"/play/{toks[1]}", "seat: invited, another seat")
+    audit.visit(f"/never/{toks[1]}", "never email me again")
+    audit.visit(f"/games/{game_id}?new=confirmed", "public game, just started (?new=confirmed)")
+    audit.visit(f"/games/{game_id}", "public game, waiting")
+
+    for t in toks[1:]:
+        services.accept(ctx, t)
+    mover, view = to_move(ctx, toks)
+    audit.visit(f"/play/{mover}", "seat: active, your turn")
+    other = next(t for t in toks if t != mover)
+    audit.visit(f"/play/{other}", "seat: active, not your turn")
+    audit.visit(f"/games/{game_id}", "public game, active")
+    page = audit.visit(f"/unsubscribe/{other}", "unsubscribe")
+    submit(page, "form button[type=submit]")
+    audit.check(page, "unsubscribed")
+
+    # A refused request: the 429 page (the limit answers as if reached).
+    def refuse(name: str, keys: Any) -> None:
+        raise RateLimited("too many requests: please wait and try again later", retry_after=60)
+
+    page = audit.open(f"/play/{other}")
+    live.ctx.limit, kept = refuse, live.ctx.limit
+    try:
+        with page.expect_navigation():
+            page.locator("form[action$='/new-link'] button").click()
+    finally:
+        live.ctx.limit = kept
+    assert "Error 429" in page.locator(".eyebrow").text_content()
+    audit.check(page, "429")
+    page = audit.open(f"/play/{other}")
+    submit(page, "form[action$='/new-link'] button")
+    assert "A new link is on its way" in page.locator("h1").inner_text()
+    audit.check(page, "new link sent")
+    toks = seat_tokens(ctx, game_id)
+
+    # A move with an error, then the end of the game.
+    page = audit.open(f"/play/{mover}")
+    page.locator("#move-list summary").click()  # the list folds away when the board can be used
+    page.locator("#move-text").fill("99-98")
+    submit(page, ".fallback-form button[type=submit]")
+    assert page.locator("#play-error").is_visible()
+    audit.check(page, "seat: a refused move")
+    finish(ctx, game_id, toks)
+    audit.visit(f"/play/{toks[0]}", "seat: finished")
+    audit.visit(f"/games/{game_id}", "public game, finished")
+    audit.assert_clean()
+
+
+def test_my_games_with_the_pager(audit: Audit, live: Any) -> None:
+    ctx = live.ctx
+    me = {"name": "Max", "email": "max@example.org"}
+    kept = ctx.limit
+    ctx.limit = lambda name, keys: None  # one address invited to 22 games
+    try:
+        # Started, invited, waiting by turns; the newest (first listed) is finished.
+        games = [make_game(ctx, first=me, accepted=(3, 0, 1)[n % 3]) for n in range(22)]
+    finally:
+        ctx.limit = kept
+    finish(ctx, games[-1][0], games[-1][1])
+    page = audit.open("/login")
+    page.locator("#email").fill(me["email"])
+    submit(page, "form button[type=submit]")
+    page = audit.open(f"/signin/{_sign_in_token(ctx, me['email'])}")
+    submit(page, "form button[type=submit]")
+    assert page.locator(".pager a[rel=next]").is_visible()
+    audit.check(page, "my games, page 1")
+    submit(page, ".pager a[rel=next]")
+    assert page.locator(".pager a[rel=prev]").is_visible()
+    audit.check(page, "my games, page 2")
+    audit.assert_clean()
+
+
+def test_mailbox_and_every_kind_of_mail(audit: Audit, live: Any) -> None:
+    ctx = live.ctx
+    game_id, toks, emails = make_game(ctx)  # invitations, then the first turn mail
+    mover, view = to_move(ctx, toks)
+    digester = next(t for t in toks if t != mover)
+    services.set_mail(ctx, digester, "digest")
+    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    with session_scope(ctx.engine) as session:
+        due = as_utc(session.exec(select(Game.deadline).where(Game.public_id == game_id)).one())
+    assert due is not None
+    # The clock's work, at the times it would do it: a reminder, the autopilot, a digest.
+    day = (due + timedelta(days=1)).replace(hour=int(ctx.config["DIGEST_HOUR"]), minute=5)
+    for at, work in [(due - timedelta(hours=1), clock.send_reminders),
+                     (due + timedelta(seconds=1), clock.expire_deadlines), (day, clock.send_digests)]:
+        with clock_at(ctx, at):
+            work(ctx)
+    finish(ctx, game_id, toks)
+    services.replace_seat_link(ctx, toks[0])  # a "link" mail
+    services.request_login(ctx, emails[0])
+
+    with session_scope(ctx.engine) as session:
+        mails = {kind: mail_id for mail_id, kind in session.exec(
+            select(CaughtMail.id, CaughtMail.kind).order_by(col(CaughtMail.id)))}
+    assert MAIL_KINDS <= set(mails), sorted(mails)
+    audit.visit("/mailbox/", "mailbox")
+    audit.visit(f"/mailbox/{mails['turn']}", "mailbox: one mail")
+    for kind in sorted(MAIL_KINDS):
+        audit.visit(f"/mailbox/{mails[kind]}/html", f"mail HTML: {kind}")
+    audit.assert_clean()
+
+
+# -- reading the caught mail --------------------------------------------------------
+
+
+def _sign_in_token(ctx: Any, address: str) -> str:
+    """The token in the newest sign-in mail to ``address``."""
+    mails = caught(ctx, address, "login")
+    assert mails, f"no sign-in mail to {address}"
+    m = re.search(r"/signin/([^\s/]+)", mails[-1].get_body(preferencelist=("plain",)).get_content())
+    assert m, "no sign-in link in the mail"
+    return m.group(1)
