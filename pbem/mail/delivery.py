@@ -20,11 +20,11 @@ from ..context import Context
 from ..db import as_utc, session_scope
 from ..models import Game, Login, Outbox, Seat
 from ..rules import classic_board
-from ..rules.svg import clan_colour, clan_text_colour
+from ..drawing.svg import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import describe_history, describe_village, names_text
 from . import messages
-from .picture import board_png
+from ..drawing.picture import board_png
 from .transport import PermanentFailure, Transport
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from .. import services
 from ..errors import Conflict, Invalid, ServiceError, Unauthorized
 from ..rules import Move, classic_board
-from ..rules.svg import CLAN_COLOURS, TERRAIN_COLOURS, board_svg
+from ..drawing.svg import CLAN_COLOURS, TERRAIN_COLOURS, board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import describe_history, names_text
 from . import context

@@ -1,4 +1,4 @@
-"""The emailed PNG board picture (pbem.mail.picture)."""
+"""The emailed PNG board picture (pbem.drawing.picture)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import io
 import pytest
 from PIL import Image
 
-from pbem.mail.picture import board_png
+from pbem.drawing.picture import board_png
 from pbem.rules.board import Board, classic_board
-from pbem.rules.svg import CLAN_COLOURS, LAST_MOVE, TERRAIN_COLOURS, TOKEN_R, lay_out
+from pbem.drawing.svg import CLAN_COLOURS, LAST_MOVE, TERRAIN_COLOURS, TOKEN_R, lay_out
 from tests.sample_views import MID_GAME, start_view
 
 

@@ -1,10 +1,10 @@
 """The board as a standalone SVG picture, and the drawing data both renderers share.
 
-Standard library only.  :func:`board_svg` is a pure function of a board and a *view*
-(``huts``, ``villages``, ``last_move``); the PNG renderer (``pbem.mail.picture``) imports
+:func:`board_svg` is a pure function of a board and a *view*
+(``huts``, ``villages``, ``last_move``); the PNG renderer (``pbem.drawing.picture``) imports
 the palette and the label layout from here, so colours and geometry live in one place.
 
->>> from .board import Board
+>>> from pbem.rules.board import Board
 >>> b = Board.from_data({"territories": [{"id": 1, "terrain": "forest", "neighbours": [2]},
 ...                                      {"id": 2, "terrain": "steppe", "neighbours": [1]}]})
 >>> svg = board_svg(b, {"huts": {"2": {"red": 2}}, "last_move": "1-2"})
@@ -21,8 +21,8 @@ from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from .board import Board
-from .tables import CLANS, EPOCHS
+from pbem.rules.board import Board
+from pbem.rules.tables import CLANS, EPOCHS
 
 # --------------------------------------------------------------------------------------
 # Palette: the one place for the picture's colours (the PNG renderer imports these).

@@ -1,4 +1,4 @@
-"""The SVG board picture (pbem.rules.svg)."""
+"""The SVG board picture (pbem.drawing.svg)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pbem.rules.board import Board, classic_board
-from pbem.rules.svg import (
+from pbem.drawing.svg import (
     CLAN_COLOURS,
     LAST_MOVE,
     TERRAIN_COLOURS,

@@ -1,6 +1,6 @@
 """The board as a PNG for email, drawn with Pillow.
 
-The picture is the one :func:`pbem.rules.svg.board_svg` draws (same palette, same label
+The picture is the one :func:`pbem.drawing.svg.board_svg` draws (same palette, same label
 layout), sized for a phone: large clan tokens with their hut counts, the last move outlined
 with an arrow, villages with a badge giving their number and value.
 
@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from pbem.rules.board import Board
 from pbem.rules.tables import CLANS
-from pbem.rules.svg import (
+from .svg import (
     ARROW_HALO_W,
     ARROW_W,
     BACKGROUND,

@@ -9,8 +9,8 @@ import random
 import pytest
 from PIL import Image
 
-from pbem.mail.picture import _palette, render
-from pbem.mail.png import SIGNATURE, palette_png
+from pbem.drawing.picture import _palette, render
+from pbem.drawing.png import SIGNATURE, palette_png
 from pbem.rules import classic_board
 
 

@@ -1,0 +1,4 @@
+"""The look of the board, once: the palette and sizes (:mod:`.style`), and the two
+renderers that read them, SVG for the web pages (:mod:`.svg`) and PNG for the mails
+(:mod:`.picture`, written by :mod:`.png`).  Drawing reads :mod:`pbem.rules`; the rules
+never import drawing."""
