@@ -142,7 +142,8 @@ def _label(text: str, fill: str, halo: str, size: int, stroke: int) -> tuple[Ima
     """A text sprite (RGBA) and the offset of its top-left corner from the text's
     centre: territory numbers repeat in every picture, so each is drawn once."""
     font = _font(size)
-    left, top, right, bottom = font.getbbox(text, anchor="mm", stroke_width=stroke)
+    # Pillow types the box as floats; FreeType gives whole pixels (cached: no cost per picture).
+    left, top, right, bottom = map(int, font.getbbox(text, anchor="mm", stroke_width=stroke))
     img = Image.new("RGBA", (right - left + 2, bottom - top + 2), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     at = (1 - left, 1 - top)
