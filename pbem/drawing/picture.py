@@ -1,6 +1,6 @@
 """The board as a PNG for email, drawn with Pillow.
 
-The picture is the one :func:`pbem.drawing.svg.board_svg` draws (same palette, same label
+The picture is the one :func:`pbem.drawing.svg.board_svg` draws (same style, same label
 layout), sized for a phone: large clan tokens with their hut counts, the last move outlined
 with an arrow, villages with a badge giving their number and value.
 
@@ -20,7 +20,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from pbem.rules.board import Board
 from pbem.rules.tables import CLANS
-from .svg import (
+
+from .layout import Point, drawing, lay_out
+from .style import (
     ARROW_HALO_W,
     ARROW_W,
     BACKGROUND,
@@ -47,14 +49,10 @@ from .svg import (
     VILLAGE_W,
     WATER,
     WATER_EDGE,
-    Point,
     clan_colour,
     clan_text_colour,
-    drawing,
-    lay_out,
     terrain_colour,
 )
-
 from .png import palette_png
 
 DEFAULT_WIDTH = 1200

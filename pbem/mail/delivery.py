@@ -20,7 +20,7 @@ from ..context import Context
 from ..db import as_utc, session_scope
 from ..models import Game, Login, Outbox, Seat
 from ..rules import classic_board
-from ..drawing.svg import clan_colour, clan_text_colour
+from ..drawing.style import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import describe_history, describe_village, names_text
 from . import messages

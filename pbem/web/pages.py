@@ -19,7 +19,8 @@ from markupsafe import Markup, escape
 from .. import services
 from ..errors import Conflict, Invalid, ServiceError, Unauthorized
 from ..rules import Move, classic_board
-from ..drawing.svg import CLAN_COLOURS, TERRAIN_COLOURS, board_svg
+from ..drawing.style import CLAN_COLOURS, TERRAIN_COLOURS
+from ..drawing.svg import board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import describe_history, names_text
 from . import context

@@ -9,7 +9,8 @@ from PIL import Image
 
 from pbem.drawing.picture import board_png
 from pbem.rules.board import Board, classic_board
-from pbem.drawing.svg import CLAN_COLOURS, LAST_MOVE, TERRAIN_COLOURS, TOKEN_R, lay_out
+from pbem.drawing.layout import lay_out
+from pbem.drawing.style import CLAN_COLOURS, LAST_MOVE, TERRAIN_COLOURS, TOKEN_R
 from tests.sample_views import MID_GAME, start_view
 
 

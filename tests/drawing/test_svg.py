@@ -8,13 +8,9 @@ from typing import Any
 import pytest
 
 from pbem.rules.board import Board, classic_board
-from pbem.drawing.svg import (
-    CLAN_COLOURS,
-    LAST_MOVE,
-    TERRAIN_COLOURS,
-    board_svg,
-    lay_out,
-)
+from pbem.drawing.layout import lay_out
+from pbem.drawing.style import CLAN_COLOURS, LAST_MOVE, TERRAIN_COLOURS
+from pbem.drawing.svg import board_svg
 from pbem.rules.tables import CLANS
 
 from tests.sample_views import MID_GAME, start_view
