@@ -26,22 +26,28 @@ from .style import (
     ARROW_HALO_W,
     ARROW_W,
     BACKGROUND,
+    BADGE_EDGE_W,
     BADGE_FONT,
     BORDER,
     BORDER_W,
     EMPTY_NUMBER_COLOUR,
     HIGHLIGHT_W,
+    LAKE_EDGE_W,
     LAST_MOVE,
     LAST_MOVE_HALO,
     NUMBER_COLOUR,
     NUMBER_FONT,
     NUMBER_HALO,
+    NUMBER_HALO_PNG_W,
     RIVER,
     RIVER_W,
     TOKEN_EDGE,
+    TOKEN_EDGE_W,
     TOKEN_FONT,
     TOKEN_R,
     TOKEN_SHADOW,
+    TOKEN_SHADOW_W,
+    TWO_DIGIT_FONT,
     VILLAGE_EDGE,
     VILLAGE_FILL,
     VILLAGE_OUTLINE,
@@ -96,7 +102,7 @@ def _base(board: Board, width: int) -> _Base:
         for x, y in (pts[0], pts[-1]):
             draw.ellipse((x - river / 2, y - river / 2, x + river / 2, y + river / 2), fill=RIVER)
     for lake in d.lakes:
-        draw.polygon(_scaled(lake, k), fill=WATER, outline=WATER_EDGE, width=max(1, round(1.5 * k)))
+        draw.polygon(_scaled(lake, k), fill=WATER, outline=WATER_EDGE, width=max(1, round(LAKE_EDGE_W * k)))
     image = big.resize((width, height), Image.Resampling.BOX)
     outlines = {s.id: tuple(_scaled(s.outline, scale)) for s in d.territories}
     return _Base(image, scale, outlines)
@@ -111,18 +117,18 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def _token(clan_fill: str, text_fill: str, count: int, radius_px: float) -> Image.Image:
     """A hut token sprite (RGBA): shadow, clan disc with a light edge, the count."""
     k = SUPERSAMPLE
-    outer = radius_px + 1.5 * radius_px / TOKEN_R
+    outer = radius_px + TOKEN_SHADOW_W * radius_px / TOKEN_R
     side = int(2 * outer + 2)
     img = Image.new("RGBA", (side * k, side * k), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     c = side * k / 2
     ro, r = outer * k, radius_px * k
     draw.ellipse((c - ro, c - ro, c + ro, c + ro), fill=TOKEN_SHADOW)
-    edge = max(1, round(1.8 * radius_px / TOKEN_R * k))
+    edge = max(1, round(TOKEN_EDGE_W * radius_px / TOKEN_R * k))
     draw.ellipse((c - r, c - r, c + r, c + r), fill=TOKEN_EDGE)
     draw.ellipse((c - r + edge, c - r + edge, c + r - edge, c + r - edge), fill=clan_fill)
     digits = str(count)
-    size = TOKEN_FONT * radius_px / TOKEN_R * (1.0 if len(digits) < 2 else 0.85) * k
+    size = TOKEN_FONT * radius_px / TOKEN_R * (1.0 if len(digits) < 2 else TWO_DIGIT_FONT) * k
     draw.text(
         (c, c),
         digits,
@@ -195,7 +201,7 @@ def render(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WIDTH)
 
     number_size = max(8, round(NUMBER_FONT * s))
     badge_font = _font(max(7, round(BADGE_FONT * s)))
-    halo_w = max(1, round(1.2 * s))
+    halo_w = max(1, round(NUMBER_HALO_PNG_W * s))
     radius = TOKEN_R * s
     for tid, lay in pic.layouts.items():
         empty = tid not in scene.huts
@@ -211,7 +217,7 @@ def render(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WIDTH)
                 radius=hh,
                 fill=VILLAGE_FILL,
                 outline=VILLAGE_EDGE,
-                width=max(1, round(2 * s)),
+                width=max(1, round(BADGE_EDGE_W * s)),
             )
             draw.text((bx, by), b.text, fill=VILLAGE_TEXT, font=badge_font, anchor="mm",
                       stroke_width=1 if s >= 1 else 0, stroke_fill=VILLAGE_TEXT)

@@ -92,7 +92,33 @@ ARROW_HALO_W = 2.5
 ARROW_HEAD_LEN = 22.0
 ARROW_HEAD_W = 26.0
 ARROW_CLEARANCE = 4.0
+#: The dark ring of a hut token, beyond its radius.
+TOKEN_SHADOW_W = 1.5
+#: The light edge of a hut token.
+TOKEN_EDGE_W = 1.8
+#: A hut count of two digits is drawn this much smaller.
+TWO_DIGIT_FONT = 0.85
+LAKE_EDGE_W = 1.5
+BADGE_EDGE_W = 2.0
+#: The light halo of the territory numbers: the SVG's stroke (centred on the glyphs)...
+NUMBER_HALO_W = 3.0
+#: ...and the PNG's (Pillow strokes outwards, one pixel more than this).
+NUMBER_HALO_PNG_W = 1.2
+ARROW_HEAD_EDGE_W = 1.0
+VILLAGE_DASH = "10 5"
+TARGET_DASH = "9 6"
 
+#: The board's own CSS in the SVG: clickable territories brighten under the pointer;
+#: labels and overlays let clicks through to the territory below.
+BOARD_CSS = (
+    ".clans-board .territory.selectable,.clans-board .territory.target{cursor:pointer}"
+    ".clans-board .territory.selectable:hover,.clans-board .territory.target:hover"
+    "{filter:brightness(1.15)}"
+    ".clans-board .overlay,.clans-board .labels{pointer-events:none}"
+)
+
+#: Every text on the board is bold (the PNG thickens its default font with a stroke).
+FONT_WEIGHT = 700
 FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 
 

@@ -24,29 +24,40 @@ from pbem.rules.tables import EPOCHS
 from .layout import Point, Scene, Shape, as_int, lay_out
 from .style import (
     ARROW_HALO_W,
+    ARROW_HEAD_EDGE_W,
     ARROW_W,
     BACKGROUND,
+    BADGE_EDGE_W,
     BADGE_FONT,
+    BOARD_CSS,
     BORDER,
     BORDER_W,
     EMPTY_NUMBER_COLOUR,
     FONT_FAMILY,
+    FONT_WEIGHT,
     HIGHLIGHT_W,
+    LAKE_EDGE_W,
     LAST_MOVE,
     LAST_MOVE_HALO,
     NUMBER_COLOUR,
     NUMBER_FONT,
     NUMBER_HALO,
+    NUMBER_HALO_W,
     RIVER,
     RIVER_W,
     SELECTED,
     SELECTED_W,
     TARGET,
+    TARGET_DASH,
     TARGET_W,
     TOKEN_EDGE,
+    TOKEN_EDGE_W,
     TOKEN_FONT,
     TOKEN_R,
     TOKEN_SHADOW,
+    TOKEN_SHADOW_W,
+    TWO_DIGIT_FONT,
+    VILLAGE_DASH,
     VILLAGE_EDGE,
     VILLAGE_FILL,
     VILLAGE_OUTLINE,
@@ -110,14 +121,6 @@ def _ints(values: Iterable[int]) -> set[int]:
     return out
 
 
-_STYLE = (
-    ".clans-board .territory.selectable,.clans-board .territory.target{cursor:pointer}"
-    ".clans-board .territory.selectable:hover,.clans-board .territory.target:hover"
-    "{filter:brightness(1.15)}"
-    ".clans-board .overlay,.clans-board .labels{pointer-events:none}"
-)
-
-
 def board_svg(
     board: Board,
     view: Mapping[str, Any],
@@ -152,7 +155,7 @@ def board_svg(
     ]
     if title is not None:
         out.append(f"<title>{escape(title)}</title>")
-    out.append(f"<style>{_STYLE}</style>")
+    out.append(f"<style>{BOARD_CSS}</style>")
     out.append(f'<rect width="{_f(w)}" height="{_f(h)}" fill="{BACKGROUND}"/>')
 
     # Territories: the clickable layer.
@@ -185,18 +188,19 @@ def board_svg(
         out.extend(f'<path d="{_path(r, close=False)}"/>' for r in d.rivers)
         out.append("</g>")
     if d.lakes:
-        out.append(f'<g class="lakes" fill="{WATER}" stroke="{WATER_EDGE}" stroke-width="1.5">')
+        out.append(f'<g class="lakes" fill="{WATER}" stroke="{WATER_EDGE}" '
+                   f'stroke-width="{_f(LAKE_EDGE_W)}">')
         out.extend(f'<path d="{_path(lake)}"/>' for lake in d.lakes)
         out.append("</g>")
     shapes = {s.id: s for s in d.territories}
     for tid in sorted(scene.villages):
         out.append(f'<path class="hl-village" data-for="{tid}" d="{_path(shapes[tid].outline)}" '
                    f'fill="none" stroke="{VILLAGE_OUTLINE}" stroke-width="{_f(VILLAGE_W)}" '
-                   'stroke-dasharray="10 5" stroke-linejoin="round"/>')
+                   f'stroke-dasharray="{VILLAGE_DASH}" stroke-linejoin="round"/>')
     for s in d.territories:
         if s.id in tgt:
             out.append(f'<path class="hl-target" data-for="{s.id}" d="{_path(s.outline)}" fill="none" '
-                       f'stroke="{TARGET}" stroke-width="{_f(TARGET_W)}" stroke-dasharray="9 6" '
+                       f'stroke="{TARGET}" stroke-width="{_f(TARGET_W)}" stroke-dasharray="{TARGET_DASH}" '
                        'stroke-linejoin="round"/>')
     if scene.last_move is not None:
         for role, tid in zip(("from", "to"), scene.last_move):
@@ -219,7 +223,7 @@ def board_svg(
             f'<path d="{head}" fill="{LAST_MOVE_HALO}" stroke="{LAST_MOVE_HALO}" '
             f'stroke-width="{_f(2 * ARROW_HALO_W)}"/>'
             f'<path d="{shaft}" fill="none" stroke="{LAST_MOVE}" stroke-width="{_f(ARROW_W)}"/>'
-            f'<path d="{head}" fill="{LAST_MOVE}" stroke="{LAST_MOVE}" stroke-width="1"/>'
+            f'<path d="{head}" fill="{LAST_MOVE}" stroke="{LAST_MOVE}" stroke-width="{_f(ARROW_HEAD_EDGE_W)}"/>'
             "</g>"
         )
     out.append("</g>")
@@ -233,8 +237,8 @@ def board_svg(
         out.append(f'<g class="label" data-for="{s.id}">')
         out.append(
             f'<text class="number" x="{_f(lay.number_at[0])}" y="{_f(lay.number_at[1])}" dy=".35em" '
-            f'text-anchor="middle" font-size="{_f(NUMBER_FONT)}" font-weight="700" fill="{colour}" '
-            f'stroke="{NUMBER_HALO}" stroke-width="3" stroke-linejoin="round" paint-order="stroke">'
+            f'text-anchor="middle" font-size="{_f(NUMBER_FONT)}" font-weight="{FONT_WEIGHT}" fill="{colour}" '
+            f'stroke="{NUMBER_HALO}" stroke-width="{_f(NUMBER_HALO_W)}" stroke-linejoin="round" paint-order="stroke">'
             f"{escape(lay.number)}</text>"
         )
         if lay.badge is not None:
@@ -242,22 +246,23 @@ def board_svg(
             out.append(
                 f'<g class="village-badge"><rect x="{_f(b.centre[0] - b.width / 2)}" '
                 f'y="{_f(b.centre[1] - b.height / 2)}" width="{_f(b.width)}" height="{_f(b.height)}" '
-                f'rx="{_f(b.height / 2)}" fill="{VILLAGE_FILL}" stroke="{VILLAGE_EDGE}" stroke-width="2"/>'
+                f'rx="{_f(b.height / 2)}" fill="{VILLAGE_FILL}" stroke="{VILLAGE_EDGE}" '
+                f'stroke-width="{_f(BADGE_EDGE_W)}"/>'
                 f'<text x="{_f(b.centre[0])}" y="{_f(b.centre[1])}" dy=".35em" text-anchor="middle" '
-                f'font-size="{_f(BADGE_FONT)}" font-weight="700" fill="{VILLAGE_TEXT}">'
+                f'font-size="{_f(BADGE_FONT)}" font-weight="{FONT_WEIGHT}" fill="{VILLAGE_TEXT}">'
                 f"{escape(b.text)}</text></g>"
             )
         for t in lay.tokens:
             cx, cy = _f(t.centre[0]), _f(t.centre[1])
             digits = str(t.count)
-            font = TOKEN_FONT if len(digits) < 2 else TOKEN_FONT * 0.85
+            font = TOKEN_FONT if len(digits) < 2 else TOKEN_FONT * TWO_DIGIT_FONT
             out.append(
                 f'<g class="hut" data-clan={quoteattr(t.clan)}>'
-                f'<circle cx="{cx}" cy="{cy}" r="{_f(TOKEN_R + 1.5)}" fill="{TOKEN_SHADOW}"/>'
+                f'<circle cx="{cx}" cy="{cy}" r="{_f(TOKEN_R + TOKEN_SHADOW_W)}" fill="{TOKEN_SHADOW}"/>'
                 f'<circle cx="{cx}" cy="{cy}" r="{_f(TOKEN_R)}" fill="{clan_colour(t.clan)}" '
-                f'stroke="{TOKEN_EDGE}" stroke-width="1.8"/>'
+                f'stroke="{TOKEN_EDGE}" stroke-width="{_f(TOKEN_EDGE_W)}"/>'
                 f'<text x="{cx}" y="{cy}" dy=".35em" text-anchor="middle" font-size="{_f(font)}" '
-                f'font-weight="700" fill="{clan_text_colour(t.clan)}">{digits}</text></g>'
+                f'font-weight="{FONT_WEIGHT}" fill="{clan_text_colour(t.clan)}">{digits}</text></g>'
             )
         out.append("</g>")
     out.append("</g>")
