@@ -64,20 +64,33 @@
     return [box.x + box.width / 2, box.y + box.height / 2];
   }
 
+  /* The board's look, written by base.html from pbem/drawing/style.py. */
+  var look = getComputedStyle(document.documentElement);
+  function lookOf(name) {
+    return look.getPropertyValue("--board-" + name).trim();
+  }
+  function sizeOf(name) {
+    return parseFloat(lookOf(name));
+  }
+
   /* An arrow from the chosen source to the chosen target, like the last move's. */
   function arrow(a, b) {
     var p = centre(a), q = centre(b);
     var dx = q[0] - p[0], dy = q[1] - p[1];
     var len = Math.sqrt(dx * dx + dy * dy);
-    if (len < 40) return;
+    if (len < sizeOf("pick-min-len")) return;
     var ux = dx / len, uy = dy / len;
-    var sx = p[0] + ux * 14, sy = p[1] + uy * 14;
-    var tx = q[0] - ux * 16, ty = q[1] - uy * 16;
-    var bx = tx - ux * 20, by = ty - uy * 20;
-    var px = -uy * 13, py = ux * 13;
+    var start = sizeOf("pick-start-gap"), end = sizeOf("pick-end-gap"), headLen = sizeOf("pick-head-len");
+    var halfHead = sizeOf("arrow-head-w") / 2, width = sizeOf("arrow-w");
+    var halo = lookOf("pick-halo"), colour = lookOf("selected");
+    var sx = p[0] + ux * start, sy = p[1] + uy * start;
+    var tx = q[0] - ux * end, ty = q[1] - uy * end;
+    var bx = tx - ux * headLen, by = ty - uy * headLen;
+    var px = -uy * halfHead, py = ux * halfHead;
     var shaft = "M" + sx + " " + sy + "L" + bx + " " + by;
     var head = "M" + tx + " " + ty + "L" + (bx + px) + " " + (by + py) + "L" + (bx - px) + " " + (by - py) + "Z";
-    [["#0b2530", 13, "#0b2530"], ["#00e5ff", 7, "#00e5ff"]].forEach(function (style) {
+    var inset = sizeOf("pick-head-edge-inset");
+    [[halo, width + 2 * sizeOf("pick-halo-w"), halo], [colour, width, colour]].forEach(function (style) {
       var line = document.createElementNS(NS, "path");
       line.setAttribute("d", shaft);
       line.setAttribute("class", "hl-pick-arrow");
@@ -91,7 +104,7 @@
       tip.setAttribute("class", "hl-pick-arrow");
       tip.setAttribute("fill", style[2]);
       tip.setAttribute("stroke", style[0]);
-      tip.setAttribute("stroke-width", style[1] - 5);
+      tip.setAttribute("stroke-width", style[1] - inset);
       tip.setAttribute("stroke-linejoin", "round");
       layer.appendChild(tip);
     });

@@ -122,6 +122,82 @@ FONT_WEIGHT = 700
 FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 
 
+# --------------------------------------------------------------------------------------
+# The move being chosen on the seat page (static/play.js draws it over the SVG)
+# --------------------------------------------------------------------------------------
+
+#: The dark halo around the chosen move's arrow (the arrow itself is SELECTED).
+PICK_HALO = "#0b2530"
+#: The halo's width on each side of the arrow (ARROW_W wide, like the last move's).
+PICK_HALO_W = 3.0
+PICK_HEAD_LEN = 20.0
+#: The arrow starts this far from the source's label centre, its tip this far from
+#: the target's; it is not drawn between labels closer than PICK_MIN_LEN.
+PICK_START_GAP = 14.0
+PICK_END_GAP = 16.0
+PICK_MIN_LEN = 40.0
+#: The head's outline is this much narrower than the line it caps.
+PICK_HEAD_EDGE_INSET = 5.0
+#: The tints of the chosen source (SELECTED), of its targets and of the chosen target (TARGET).
+PICK_SELECTED_ALPHA = 0.14
+PICK_TARGET_ALPHA = 0.16
+PICK_CHOSEN_ALPHA = 0.28
+
+
+def _rgba(colour: str, alpha: float) -> str:
+    """``#rrggbb`` with an alpha, as CSS ``rgba()``: ``_rgba("#00e5ff", .14)`` is
+    ``rgba(0, 229, 255, .14)``."""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {f'{alpha:g}'.removeprefix('0')})"
+
+
+def _css_number(value: float) -> str:
+    return f"{value:g}"
+
+
+#: The board's look for the web pages' CSS and JavaScript, as custom properties on
+#: ``:root``; ``templates/base.html`` writes them in a ``<style>`` block, so
+#: ``static/style.css`` and ``static/play.js`` never type a board colour or size.
+#: (Mail clients ignore custom properties: mail templates get literal values.)
+CSS_PROPERTIES: dict[str, str] = {
+    "--board-water": BACKGROUND,
+    "--board-last-move": LAST_MOVE,
+    "--board-target": TARGET,
+    "--board-target-fill": _rgba(TARGET, PICK_TARGET_ALPHA),
+    "--board-chosen-fill": _rgba(TARGET, PICK_CHOSEN_ALPHA),
+    "--board-selected": SELECTED,
+    "--board-selected-fill": _rgba(SELECTED, PICK_SELECTED_ALPHA),
+    "--board-village-fill": VILLAGE_FILL,
+    "--board-village-edge": VILLAGE_EDGE,
+    "--board-village-outline": VILLAGE_OUTLINE,
+    "--board-pick-halo": PICK_HALO,
+    "--board-pick-halo-w": _css_number(PICK_HALO_W),
+    "--board-arrow-w": _css_number(ARROW_W),
+    "--board-arrow-head-w": _css_number(ARROW_HEAD_W),
+    "--board-pick-head-len": _css_number(PICK_HEAD_LEN),
+    "--board-pick-start-gap": _css_number(PICK_START_GAP),
+    "--board-pick-end-gap": _css_number(PICK_END_GAP),
+    "--board-pick-min-len": _css_number(PICK_MIN_LEN),
+    "--board-pick-head-edge-inset": _css_number(PICK_HEAD_EDGE_INSET),
+}
+
+
+def css_properties() -> str:
+    """The ``:root`` rule of :data:`CSS_PROPERTIES` (no quotes or brackets in any value,
+    so it is safe inside a ``<style>`` element).
+
+    >>> css_properties().startswith(":root{--board-water:#5b9bd5;")
+    True
+    >>> CSS_PROPERTIES["--board-selected-fill"]
+    'rgba(0, 229, 255, .14)'
+    """
+    return ":root{" + "".join(f"{k}:{v};" for k, v in CSS_PROPERTIES.items()) + "}"
+
+
+#: :func:`css_properties`, made once (every page writes it).
+CSS_ROOT = css_properties()
+
+
 def clan_colour(clan: str) -> str:
     return CLAN_COLOURS.get(clan, UNKNOWN_CLAN)
 

@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from .. import services
 from ..errors import Conflict, Invalid, ServiceError, Unauthorized
 from ..rules import Move, classic_board
-from ..drawing.style import CLAN_COLOURS, TERRAIN_COLOURS
+from ..drawing.style import CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, terrain_colour
 from ..drawing.svg import board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import describe_history, names_text
@@ -113,6 +113,9 @@ def _globals() -> dict[str, Any]:
         "signed_in": signed_in_email() if "email" in session else None,
         "clan_colours": CLAN_COLOURS,
         "terrain_colours": TERRAIN_COLOURS,
+        "clan_colour": clan_colour,
+        "terrain_colour": terrain_colour,
+        "board_css_properties": CSS_ROOT,
     }
 
 
