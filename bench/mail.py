@@ -52,7 +52,7 @@ def _wait_sent(url: str, ids: list[int], timeout: float) -> tuple[float, dict[st
 def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
     from celery import Celery
 
-    from pbem.mail.delivery import compose
+    from pbem.mail.compose import compose
     from pbem.mail.transport import wire_bytes
     from pbem.db import session_scope
     from pbem.models import Outbox

@@ -1,5 +1,6 @@
 """What each viewer may see of a game: the only functions that turn a game into
-something shown (pages, API answers, emails).
+something shown (pages, API answers, emails).  Views are data only; the words
+people read are made from them in ``pbem/words.py``.
 
 Nobody's clan appears before the end, except a player's own clan in that
 player's own view.
@@ -19,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 from .game import Game, Played, village_json
-from .tables import EPOCHS
 
 Viewer = int | None
 
@@ -92,43 +92,3 @@ def _history_entry(game: Game, p: Played) -> dict[str, Any]:
         "move": str(p.move),
         "villages": list(p.villages),
     }
-
-
-def describe_history(view: dict[str, Any]) -> list[str]:
-    """The history in words, one line per move.
-
-    >>> describe_history({"history": [{"player": "Bob", "move": "12-13", "villages": [1]}],
-    ...     "villages": [{"number": 1, "territory": 20, "terrain": "forest", "epoch": 1,
-    ...                   "points": 6, "clans": ["blue", "red"], "removed": {}}]})
-    ['Bob moved 12 → 13; village on 20 (forest, epoch I): 6 points to blue, red']
-    """
-    by_number = {v["number"]: v for v in view.get("villages", [])}
-    lines = []
-    for h in view.get("history", []):
-        source, target = h["move"].split("-")
-        text = f"{h['player']} moved {source} → {target}"
-        for n in h.get("villages", []):
-            v = by_number[n]
-            text += f"; {describe_village(v)}"
-        lines.append(text)
-    return lines
-
-
-def names_text(names: list[str]) -> str:
-    """Names as a sentence lists them.
-
-    >>> names_text([]), names_text(["Ann"]), names_text(["Ann", "Bob"]), names_text(["Ann", "Bob", "Cid"])
-    ('', 'Ann', 'Ann and Bob', 'Ann, Bob and Cid')
-    """
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def describe_village(v: dict[str, Any]) -> str:
-    roman = EPOCHS[v["epoch"] - 1].roman
-    scored = ", ".join(v["clans"]) or "nobody"
-    text = f"village on {v['territory']} ({v['terrain']}, epoch {roman}): {v['points']} points to {scored}"
-    if v.get("removed"):
-        text += f" (strife removed {', '.join(sorted(v['removed']))})"
-    return text

@@ -22,7 +22,7 @@ from ..rules import Move, classic_board
 from ..drawing.style import CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, terrain_colour
 from ..drawing.svg import board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
-from ..rules.views import describe_history, names_text
+from ..words import describe_history, end_text, mail_labels, names_text, sentence, when_text
 from . import context
 from .limits import limits
 
@@ -30,15 +30,6 @@ bp = Blueprint("pages", __name__)
 
 #: Rows of the "start a game" form (the ones after MIN_PLAYERS are optional).
 FORM_ROWS = MAX_PLAYERS
-MAIL_LABELS = {
-    "every": "An email every time it is my turn",
-    "digest": "One daily digest",
-    "none": "No turn emails (I will check the page)",
-}
-END_REASONS = {
-    "twelfth-village": "the twelfth village was founded",
-    "no-legal-move": "no legal move was left",
-}
 _WHOLE = re.compile(r"\s*(\d{1,9})\s*", re.ASCII)
 _ORDER_SEP = re.compile(r"[\s,;]+")
 
@@ -69,8 +60,7 @@ _URL = re.compile(r"https?://(?:(?!&#34;|&#39;|&quot;|&lt;|&gt;)[^\s])+")
 @bp.app_template_filter("when")
 def when(value: object) -> str:
     """An ISO time as UTC words (what shows without JavaScript)."""
-    at = _parse_time(value)
-    return at.strftime("%a %d %b %Y, %H:%M UTC") if at else ""
+    return when_text(_parse_time(value))
 
 
 @bp.app_template_filter("iso")
@@ -131,7 +121,7 @@ def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = Non
           bad_field: str | None = None) -> Any:
     hours = turn_hours if turn_hours is not None else str(context().config["TURN_HOURS"])
     return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours,
-                           error=_sentence(error) if error else None, bad_row=bad_row, bad_field=bad_field,
+                           error=sentence(error) if error else None, bad_row=bad_row, bad_field=bad_field,
                            min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
                            max_hours=services.MAX_TURN_HOURS), status
 
@@ -179,14 +169,7 @@ def game(game_id: str) -> Any:
                            **_game_parts(view, None))
 
 
-@bp.app_template_filter("sentence")
-def _sentence(message: str) -> str:
-    """``the game is over`` → ``The game is over.``"""
-    message = str(message).strip()
-    if not message:
-        return message
-    message = message[0].upper() + message[1:]
-    return message if message.endswith((".", "!", "?")) else message + "."
+bp.add_app_template_filter(sentence, "sentence")
 
 
 # -- the seat page -----------------------------------------------------------
@@ -268,8 +251,8 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
         "chips_total": VILLAGE_CHIPS,
         "not_accepted": [p["name"] for p in players if not p.get("accepted")],
         "others": names_text([p["name"] for p in players if p.get("seat") != view.get("seat")]),
-        "mail_labels": MAIL_LABELS,
-        "end_reason": END_REASONS.get(str(view.get("end")), view.get("end")),
+        "mail_labels": mail_labels(),
+        "end_reason": end_text(view.get("end")),
         "winners_text": names_text(list(view.get("winners") or [])),
     }
 
@@ -332,10 +315,10 @@ def move(token: str) -> Any:
                        f"{view.get('ply')}. Here is the fresh position — nothing was played.")
             form = {}
         elif e.status == 409:
-            message = _sentence(e.message)
+            message = sentence(e.message)
             form = {}
         else:
-            message = _sentence(e.message) + " Nothing was played."
+            message = sentence(e.message) + " Nothing was played."
         return _play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
     played = Move.parse(text, strict=False)
     flash(f"Your move {played.source} → {played.target} was played.", "ok")
@@ -350,8 +333,8 @@ def mail(token: str) -> Any:
         services.set_mail(ctx, token, choice)
     except Invalid as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=_sentence(e.message), error_code=e.code, status=e.status)
-    flash(f"Saved: {MAIL_LABELS[choice].lower()}.", "ok")
+        return _play_page(token, view, error=sentence(e.message), error_code=e.code, status=e.status)
+    flash(f"Saved: {mail_labels()[choice].lower()}.", "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
 
@@ -364,7 +347,7 @@ def pause(token: str) -> Any:
         view = services.pause_clock(ctx, token, int(m.group(1)) if m else text)
     except (Invalid, Conflict) as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=_sentence(e.message), error_code=e.code, status=e.status)
+        return _play_page(token, view, error=sentence(e.message), error_code=e.code, status=e.status)
     flash(f"Your clock is paused until {when(view['players'][view['seat']]['paused_until'])}.", "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
@@ -392,7 +375,7 @@ def login_post() -> Any:
     try:
         services.request_login(context(), email)
     except Invalid as e:
-        return render_template("login.html", email=email, error=_sentence(e.message)), e.status
+        return render_template("login.html", email=email, error=sentence(e.message)), e.status
     return render_template("login_sent.html", email=email.strip())
 
 

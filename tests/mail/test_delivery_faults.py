@@ -16,6 +16,7 @@ from sqlmodel import col, select
 from pbem import clock, services
 from pbem.db import as_utc, session_scope
 from pbem.mail import delivery
+from pbem.mail.compose import compose
 from pbem.mail.transport import transport_for
 from pbem.models import Outbox
 from tests.conftest import POSTGRES_ADMIN
@@ -224,7 +225,7 @@ def test_worker_killed_after_sending_duplicates_at_most_once(sctx: Any, smtp: An
     now, row = _unsent_invite(ctx)
     assert _claim(ctx, row.id)
     with session_scope(ctx.engine) as session:
-        message = delivery.compose(ctx, session, session.get(Outbox, row.id))  # type: ignore[arg-type]
+        message = compose(ctx, session, session.get(Outbox, row.id))  # type: ignore[arg-type]
     assert message is not None
     transport_for(ctx.config, ctx.engine).send(message)  # sent ... and the worker dies here
     now.advance(seconds=delivery.LEASE.total_seconds() + 1)

@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from pbem import services
 from pbem.db import session_scope
 from pbem.mail import messages
-from pbem.mail.delivery import compose
+from pbem.mail.compose import compose
 from pbem.mail.transport import wire_bytes
 from pbem.models import Game, Outbox, Seat
 from pbem.outbox import enqueue

@@ -15,7 +15,7 @@ from sqlmodel import col, select
 
 from pbem import services
 from pbem.db import session_scope
-from pbem.mail.delivery import compose
+from pbem.mail.compose import compose
 from pbem.models import Game, Outbox, Seat
 from pbem.outbox import enqueue
 from pbem.rules.tables import CLANS
