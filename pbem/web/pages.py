@@ -22,7 +22,7 @@ from ..rules import Move, classic_board
 from ..rules.svg import CLAN_COLOURS, TERRAIN_COLOURS, board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import describe_history, names_text
-from . import context
+from ..app_context import context
 from .limits import limits
 
 bp = Blueprint("pages", __name__)
