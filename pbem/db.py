@@ -52,6 +52,8 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 
 
 def alembic_config(url: str) -> Any:
+    # Alembic is imported here, not at the top: only ``pbem db upgrade`` and the
+    # demo need it, and it would add a quarter second to every process's start.
     from alembic.config import Config
 
     cfg = Config()
@@ -62,7 +64,7 @@ def alembic_config(url: str) -> Any:
 
 def upgrade(url: str, revision: str = "head") -> None:
     """Create or migrate the schema (``pbem db upgrade``)."""
-    from alembic import command
+    from alembic import command  # not at the top: see alembic_config
 
     if make_url(url).get_backend_name() == "sqlite":
         make_engine(url).dispose()  # creates the folder for the file
