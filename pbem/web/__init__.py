@@ -6,14 +6,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
-from flask_wtf.csrf import CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import check_safe, load_config
 from ..context import Context
 from ..db import make_engine
 from ..tasks import celery_init_app
-from . import api, errors, mailbox, pages, security, unsubscribe
+from . import api, csrf, errors, mailbox, pages, security, unsubscribe
 from .limits import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,18 +42,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["pbem"] = ctx
 
     security.init_app(app)
-    # Cross-site request forgery: every form of the pages carries the session's
-    # token (``csrf_token()`` in the templates) and every POST outside the API
-    # must echo it.  A token is good for the whole session (no time limit), is
-    # read from the form only, and needs no Referer (the pages send none where
-    # the address holds a token: see security.py).
-    app.config.update(WTF_CSRF_TIME_LIMIT=None, WTF_CSRF_HEADERS=[], WTF_CSRF_SSL_STRICT=False)
-    csrf = CSRFProtect(app)
-    # The API authenticates with a bearer token, which a cross-site form cannot send.
-    csrf.exempt(api.bp)
-    # RFC 8058 one-click: mail clients POST without cookies; the seat token in
-    # the address authenticates, and all it can do is stop mail.
-    csrf.exempt(unsubscribe.unsubscribe)
+    csrf.init_app(app)
     errors.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)

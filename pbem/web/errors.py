@@ -6,14 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
-from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from ..errors import RateLimited, ServiceError
-
-
-#: The answer (400) to a POST whose form token is missing or wrong.
-FORM_EXPIRED = "This form has expired or did not come from this site. Go back, reload the page and try again."
 
 
 def _wants_json() -> bool:
@@ -33,10 +28,6 @@ def init_app(app: Flask) -> None:
         if isinstance(e, RateLimited):
             return response, status, {"Retry-After": str(e.retry_after)}
         return response, status
-
-    @app.errorhandler(CSRFError)
-    def csrf_error(e: CSRFError) -> Any:
-        return error_response("bad-request", FORM_EXPIRED, 400)
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException) -> Any:

@@ -120,9 +120,6 @@ def init_app(app: Flask) -> None:
     https = str(app.config.get("BASE_URL", "")).lower().startswith("https://")
     if https:
         app.config["SESSION_COOKIE_SECURE"] = True
-    # Set, not defaulted: Flask's own config already has both keys.
-    app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
-    app.config["SESSION_COOKIE_HTTPONLY"] = True
     app.before_request(_refuse_unstorable)
 
     @app.after_request

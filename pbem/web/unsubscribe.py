@@ -24,6 +24,9 @@ from .limits import limits
 
 bp = Blueprint("unsubscribe", __name__)
 
+#: The endpoint the CSRF check lets through (see :mod:`pbem.web.csrf`).
+ONE_CLICK_ENDPOINT = "unsubscribe.unsubscribe"
+
 
 def _page(**values: Any) -> str:
     return render_template("unsubscribe.html", **values)
