@@ -7,6 +7,11 @@ import json
 import sys
 from typing import Any, Sequence
 
+from .config import UnsafeConfig, load_config
+from .errors import ServiceError
+from .rules.playout import autopilot_match, bench_playouts
+from .rules.record import replay_text
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pbem", description="Clans by Mail")
@@ -30,8 +35,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("demo", help="run the service on embedded defaults with a seeded demo game")
 
     args = parser.parse_args(argv)
-    from .config import UnsafeConfig
-
     try:
         return _run(args)
     except UnsafeConfig as e:
@@ -51,8 +54,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .rules.record import replay_text
-
     try:
         if args.record == "-":
             text: str | bytes = sys.stdin.buffer.read()
@@ -70,8 +71,6 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from .rules.playout import autopilot_match, bench_playouts
-
     result = bench_playouts(args.seconds)
     print(f"games: {result.playouts}  moves/game: {result.moves / result.playouts:.1f}  "
           f"seconds: {result.seconds:.2f}")
@@ -84,7 +83,8 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .errors import ServiceError
+    # Here, not at the top: ``pbem replay`` and ``pbem bench`` start without
+    # loading Flask, SQLAlchemy, Celery and the mail stack (about half a second).
     from .services import export_game
     from .web import create_app
 
@@ -99,8 +99,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _db(args: argparse.Namespace) -> int:
-    from .config import load_config
-    from .db import upgrade
+    from .db import upgrade  # not at the top: see _export
 
     upgrade(load_config()["DATABASE_URL"])
     print("database is at the newest schema")
@@ -108,7 +107,7 @@ def _db(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .demo import run_demo  # not at the top: see _export
 
     return run_demo()
 

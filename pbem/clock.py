@@ -30,11 +30,13 @@ from sqlmodel import col, select
 from . import services
 from .context import Context
 from .db import as_utc, session_scope
-from .models import CaughtMail, Game, Login, MoveRecord, Outbox, Seat
+from .mail.delivery import deliver, due
+from .mail.transport import transport_for
+from .models import CaughtMail, Game, Login, Outbox, Seat
 from .outbox import enqueue
+from .queries import digest_news
 
 log = logging.getLogger(__name__)
-
 
 
 def reminder_lead(turn_hours: int, reminder_hours: float) -> timedelta:
@@ -145,36 +147,12 @@ def send_digests(ctx: Context) -> list[int]:
     return written
 
 
-def digest_news(session: Any, seat: Seat, game: Game, before_id: int | None = None) -> Any:
-    """The plies of the moves a digest reports: those after the seat's previous
-    digest, or every move since the start for the first one."""
-    query = select(MoveRecord.ply).where(MoveRecord.game_id == game.id)
-    since = last_digest_at(session, seat, before_id)
-    if since is not None:
-        query = query.where(col(MoveRecord.created_at) > since)
-    return query.order_by(col(MoveRecord.ply))
-
-
-def last_digest_at(session: Any, seat: Seat, before_id: int | None = None) -> datetime | None:
-    """When this seat's previous digest was written (its news start after it)."""
-    # The seat's game narrows the search to that game's mail (an indexed column).
-    query = select(Outbox.created_at).where(Outbox.game_id == seat.game_id, Outbox.seat_id == seat.id,
-                                            Outbox.kind == "digest",
-                                            col(Outbox.status).in_(["pending", "sent"]))
-    if before_id is not None:
-        query = query.where(col(Outbox.id) < before_id)
-    return as_utc(session.exec(query.order_by(col(Outbox.id).desc()).limit(1)).first())
-
-
 def sweep_outbox(ctx: Context, *, handoff: Callable[[Iterable[int]], None] | None = None,
                  transport: Any = None) -> list[int]:
     """Every pending row whose time has come: handed to ``handoff`` (the relay
     to the workers, for beat), or delivered here and now (``tick``).  The claim
     with a lease in :func:`pbem.mail.delivery.deliver` keeps a row that a worker
     is sending from going twice."""
-    from .mail.delivery import deliver, due
-    from .mail.transport import transport_for
-
     ids = due(ctx)
     if not ids:
         return []

@@ -75,6 +75,10 @@ def load_config(overrides: Mapping[str, Any] | None = None,
                 environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The effective configuration; values from the environment are converted to
     the type of their default."""
+    # Not Flask's app.config.from_prefixed_env(): that parses values as JSON, so
+    # PBEM_SMTP_TLS=no stays the string "no" (which is true) and PBEM_SMTP_PASSWORD=1234
+    # becomes a number, it takes any PBEM_ variable, known or not, and it needs a
+    # Flask app, while ``pbem db upgrade`` reads the configuration without one.
     env = os.environ if environ is None else environ
     config = dict(DEFAULTS)
     for key, default in DEFAULTS.items():

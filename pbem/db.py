@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import sessionmaker
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -39,19 +40,14 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cur.close()
 
 
-@contextmanager
-def session_scope(engine: Engine) -> Iterator[Session]:
+def session_scope(engine: Engine) -> AbstractContextManager[Session]:
     """One transaction: committed if the block ends normally, rolled back if not."""
-    with Session(engine, expire_on_commit=False) as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+    return sessionmaker(engine, class_=Session, expire_on_commit=False).begin()
 
 
 def alembic_config(url: str) -> Any:
+    # Alembic is imported here, not at the top: only ``pbem db upgrade`` and the
+    # demo need it, and it would add a quarter second to every process's start.
     from alembic.config import Config
 
     cfg = Config()
@@ -62,7 +58,7 @@ def alembic_config(url: str) -> Any:
 
 def upgrade(url: str, revision: str = "head") -> None:
     """Create or migrate the schema (``pbem db upgrade``)."""
-    from alembic import command
+    from alembic import command  # not at the top: see alembic_config
 
     if make_url(url).get_backend_name() == "sqlite":
         make_engine(url).dispose()  # creates the folder for the file

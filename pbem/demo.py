@@ -9,9 +9,17 @@ import logging
 import os
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sqlmodel import select
+
+from . import services
+from .clock import tick
+from .config import DEV_SECRET_KEY, is_loopback
+from .db import session_scope, upgrade
+from .models import Game
+from .web import create_app
 
 DEMO_PLAYERS = [
     {"name": "Ann", "email": "ann@demo.example"},
@@ -23,10 +31,6 @@ DEMO_PLAYERS = [
 def seed(ctx: Any) -> str | None:
     """Start the demo game once; every player accepts, so it is dealt and the
     first player's turn mail is waiting in the mailbox.  Returns its id if new."""
-    from . import services
-    from .db import session_scope
-    from .models import Game
-
     with session_scope(ctx.engine) as session:
         if session.exec(select(Game.id)).first() is not None:
             return None
@@ -40,8 +44,6 @@ def seed(ctx: Any) -> str | None:
 
 
 def _clock(ctx: Any, app: Any, stop: threading.Event, every: float) -> None:
-    from .clock import tick
-
     while not stop.wait(every):
         try:
             with app.app_context():
@@ -54,8 +56,6 @@ def _relay_in_background(ctx: Any) -> None:
     """The demo has no broker, so its relay delivers in-process: hand that to a
     thread, so that a request answers before its mail is built and sent (a
     sign-in request then takes the same time whether or not the address plays)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbem-relay")
     inline = ctx.relay
 
@@ -69,11 +69,6 @@ def _relay_in_background(ctx: Any) -> None:
 
 
 def run_demo() -> int:
-    from .db import upgrade
-    from .web import create_app
-
-    from .config import is_loopback
-
     host = os.environ.get("PBEM_DEMO_HOST", "127.0.0.1")
     port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
     if not is_loopback(f"http://{host}"):
@@ -81,8 +76,6 @@ def run_demo() -> int:
         print(f"pbem demo: refusing to listen on {host}: the demo is for this machine only "
               "(PBEM_DEMO_HOST must be 127.0.0.1 or localhost)", file=sys.stderr)
         return 2
-    from .config import DEV_SECRET_KEY
-
     overrides = {"BASE_URL": os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}"),
                  "SECRET_KEY": os.environ.get("PBEM_SECRET_KEY") or DEV_SECRET_KEY,
                  "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True, "DEMO": True}

@@ -26,6 +26,7 @@ from .outbox import enqueue
 from .players import BadAddress, BadName, address_hash, clean_address, clean_name
 from .rules import Game as RulesGame
 from .rules import Move, RulesError
+from .rules.bots import choose_move
 from .rules.deal import deal_game
 from .rules.record import export_record
 from .rules.tables import MAX_PLAYERS, MIN_PLAYERS
@@ -696,8 +697,6 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
     told (``deadline`` mail) and the next turn mail goes out as usual.  Returns
     the move, or ``None`` when there is nothing to do (someone moved first, the
     deadline was moved, the game is over)."""
-    from .rules.bots import choose_move
-
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         game, seats = game_and_seats(session, game_id)

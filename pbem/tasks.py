@@ -19,7 +19,10 @@ from celery.schedules import crontab
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
-from .web import context
+from . import clock
+from .app_context import context
+from .mail import delivery
+from .mail.transport import transport_for
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +41,10 @@ def deliver(self: Task, outbox_id: int) -> str:
     own next attempt time (exponential backoff with jitter, kept in the
     database) when that is soon; otherwise, or if this process dies, the sweep
     finds the row.  A database that cannot be reached is retried with backoff."""
-    from .mail.delivery import deliver as deliver_row, next_attempt
-    from .mail.transport import transport_for
-
     ctx = context()
-    outcome = deliver_row(ctx, outbox_id, transport_for(ctx.config, ctx.engine))
+    outcome = delivery.deliver(ctx, outbox_id, transport_for(ctx.config, ctx.engine))
     if outcome == "retry" and not self.request.is_eager and self.request.retries < self.max_retries:
-        when = next_attempt(ctx, outbox_id)
+        when = delivery.next_attempt(ctx, outbox_id)
         if when is not None:
             wait = max(when - ctx.now(), timedelta(0))
             if wait <= MAX_TASK_RETRY_DELAY:
@@ -55,42 +55,32 @@ def deliver(self: Task, outbox_id: int) -> str:
 @shared_task(name="pbem.sweep_outbox", ignore_result=True, soft_time_limit=240, time_limit=300)
 def sweep_outbox() -> int:
     """Hand every pending row that is due to the workers (beat runs this)."""
-    from .clock import sweep_outbox as sweep
-
-    return len(sweep(context(), handoff=relay))
+    return len(clock.sweep_outbox(context(), handoff=relay))
 
 
 @shared_task(name="pbem.clock.deadlines", ignore_result=True, soft_time_limit=240, time_limit=300)
 def deadlines() -> dict[str, int]:
     """The autopilot for every passed deadline, then the reminders that are due."""
-    from .clock import expire_deadlines, send_reminders
-
     ctx = context()
-    return {"autopilot": len(expire_deadlines(ctx)), "reminders": len(send_reminders(ctx))}
+    return {"autopilot": len(clock.expire_deadlines(ctx)), "reminders": len(clock.send_reminders(ctx))}
 
 
 @shared_task(name="pbem.clock.digests", ignore_result=True, soft_time_limit=600, time_limit=660)
 def digests() -> int:
     """The daily digests (at most one per player, game and day however often it runs)."""
-    from .clock import send_digests
-
-    return len(send_digests(context()))
+    return len(clock.send_digests(context()))
 
 
 @shared_task(name="pbem.clock.prune", ignore_result=True, soft_time_limit=600, time_limit=660)
 def prune() -> dict[str, int]:
     """Retention: expire games nobody accepted, delete old sign-ins and mail."""
-    from .clock import prune as run
-
-    return run(context())
+    return clock.prune(context())
 
 
 @shared_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)
 def tick() -> dict[str, int]:
     """All the periodic work once (for an operator: ``celery call pbem.clock.tick``)."""
-    from .clock import tick as run
-
-    return run(context())
+    return clock.tick(context())
 
 
 def relay(ids: Iterable[int]) -> None:

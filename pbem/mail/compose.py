@@ -15,6 +15,7 @@ from .. import services
 from ..context import Context
 from ..db import as_utc
 from ..models import Game, Login, Outbox, Seat
+from ..queries import digest_news
 from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
@@ -140,8 +141,6 @@ def _last_turn_ply(view: dict[str, Any], position: int) -> int:
 
 def _digest_since_ply(session: Session, row: Outbox, seat: Seat, game: Game) -> int:
     """The first ply made after this seat's previous digest (its news)."""
-    from ..clock import digest_news
-
     first = session.exec(digest_news(session, seat, game, before_id=row.id).limit(1)).first()
     return game.ply if first is None else int(first)
 

@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
+import css_inline
 import jinja2
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
@@ -210,6 +211,4 @@ def _domain(message_id: str) -> str:
 
 
 def _inline_css(html: str) -> str:
-    import css_inline
-
     return str(css_inline.inline(html))

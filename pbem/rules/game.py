@@ -24,7 +24,7 @@ from random import Random
 from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 from . import errors
-from .board import Board
+from .board import Board, load_board
 from .move import Move
 from .tables import (
     BIG_GROUP,
@@ -575,8 +575,6 @@ class Game:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Game":
-        from .board import load_board
-
         if data.get("format") != "clans-state/1":
             raise errors.InvalidRecord("state: not a clans-state/1 snapshot")
         board = load_board(data["board"])

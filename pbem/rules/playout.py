@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence, TypeVar
 
+from .bots import choose_move
 from .deal import deal_game
 from .game import Game
 
@@ -83,8 +84,6 @@ class MatchStats:
 def autopilot_match(games: int = 400, seed: int = 1) -> MatchStats:
     """Two-player games, the autopilot against a random mover; either may
     starts (the first player is drawn at random).  A win is a strictly higher final score."""
-    from .bots import choose_move
-
     rng = random.Random(seed)
     wins = 0
     times: list[float] = []

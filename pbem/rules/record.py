@@ -27,7 +27,7 @@ FORMAT = "clans-record/1"
 RESULT_FORMAT = "clans-result/1"
 
 
-class MoveRefused(errors.RulesError):
+class RecordRefused(errors.RulesError):
     """A record's move was refused: wraps the rules' error with its index."""
 
     def __init__(self, error: errors.RulesError, move_index: int, move: Any) -> None:
@@ -99,7 +99,7 @@ def parse_record_move(raw: Any) -> tuple[Move, Any]:
 
 
 def play_record(record: Any) -> Game:
-    """Replay a whole record; raises :class:`errors.InvalidRecord` or :class:`MoveRefused`."""
+    """Replay a whole record; raises :class:`errors.InvalidRecord` or :class:`RecordRefused`."""
     game = load_record(record)
     for n, raw in enumerate(record["moves"]):
         try:
@@ -108,7 +108,7 @@ def play_record(record: Any) -> Game:
             move, order = parse_record_move(raw)
             game.push(move, order)
         except errors.IllegalMove as e:
-            raise MoveRefused(e, n, raw) from e
+            raise RecordRefused(e, n, raw) from e
     return game
 
 
@@ -132,7 +132,7 @@ def result(game: Game) -> dict[str, Any]:
 
 def refusal(error: errors.RulesError) -> dict[str, Any]:
     """The refusal JSON of ``record.md``."""
-    if isinstance(error, MoveRefused):
+    if isinstance(error, RecordRefused):
         return {"error": {"code": error.code, "move_index": error.move_index,
                           "move": _jsonable(error.raw_move), "message": error.message}}
     return {"error": {"code": error.code, "move_index": None, "move": None, "message": error.message}}

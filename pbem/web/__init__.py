@@ -6,6 +6,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from ..config import check_safe, load_config
+from ..context import Context
+from ..db import make_engine
+from ..tasks import celery_init_app
+from . import api, csrf, errors, mailbox, pages, security, unsubscribe
+from .limits import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -13,13 +21,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the web app: configuration from defaults, ``PBEM_*`` environment
     variables and ``config``; the database, the mail relay and Celery wired to it."""
-    from ..config import check_safe, load_config
-    from ..db import make_engine
-    from ..tasks import celery_init_app
-    from ..context import Context
-    from . import api, csrf, errors, mailbox, pages, security, unsubscribe
-    from .limits import Limits
-
     settings = load_config(config)
     check_safe(settings)
     app = Flask(
@@ -31,8 +32,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     if settings["TRUSTED_PROXIES"]:
-        from werkzeug.middleware.proxy_fix import ProxyFix
-
         hops = int(settings["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
 
@@ -51,10 +50,3 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if settings["MAILBOX"]:
         app.register_blueprint(mailbox.bp)
     return app
-
-
-def context() -> Any:
-    """The service context of the current app."""
-    from flask import current_app
-
-    return current_app.extensions["pbem"]

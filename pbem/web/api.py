@@ -9,7 +9,7 @@ from flask import Blueprint, jsonify, request
 
 from .. import services
 from ..errors import BadRequest, Unauthorized
-from . import context
+from ..app_context import context
 from .limits import limits
 from .openapi import OPENAPI
 

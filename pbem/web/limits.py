@@ -15,7 +15,7 @@ import logging
 import time
 from typing import Sequence
 
-from flask import Flask, request
+from flask import Flask, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
@@ -86,6 +86,4 @@ def _shown(key: str) -> str:
 
 
 def limits() -> Limits:
-    from flask import current_app
-
     return current_app.extensions["pbem_limits"]  # type: ignore[no-any-return]

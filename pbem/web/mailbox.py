@@ -11,7 +11,7 @@ from sqlmodel import col, select
 
 from ..db import session_scope
 from ..models import CaughtMail
-from . import context
+from ..app_context import context
 
 bp = Blueprint("mailbox", __name__, url_prefix="/mailbox")
 

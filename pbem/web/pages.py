@@ -22,8 +22,8 @@ from ..rules import Move, classic_board
 from ..drawing.style import CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, terrain_colour
 from ..drawing.svg import board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
+from ..app_context import context
 from ..words import describe_history, end_text, mail_labels, names_text, sentence, when_text
-from . import context
 from .limits import limits
 
 bp = Blueprint("pages", __name__)

@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, render_template, request
 
 from .. import services
-from . import context
+from ..app_context import context
 from .limits import limits
 
 bp = Blueprint("unsubscribe", __name__)
