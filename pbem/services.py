@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any, NoReturn, Sequence
 
 from sqlalchemy import bindparam, insert, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -276,19 +277,21 @@ def is_suppressed(session: Session, address: str) -> bool:
         is not None
 
 
-def never_mail(ctx: Context, token: object) -> str:
+def never_mail(ctx: Context, token: object) -> None:
     """"Never email me again", from an invitation's link: the seat's address goes
     on the suppression list (no later game can name it, no mail goes to it) and
-    its invitation is declined.  Returns the address."""
+    the seat's mail is turned off."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat, game, _ = _seat_and_game(session, token)
-        digest = address_hash(seat.email)
+        seat, _, _ = _seat_and_game(session, token)
         if not is_suppressed(session, seat.email):
-            session.add(Suppression(address_hash=digest, created_at=now))
+            try:
+                with session.begin_nested():  # two clicks at once: the second finds the row
+                    session.add(Suppression(address_hash=address_hash(seat.email), created_at=now))
+            except IntegrityError:
+                pass
         seat.mail = "none"
         session.add(seat)
-        return seat.email
 
 
 def accept(ctx: Context, token: object) -> dict[str, Any]:
@@ -483,20 +486,15 @@ def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
 # -- signing in ---------------------------------------------------------------
 
 
-def login_address(email: object) -> str:
-    """The address a sign-in form was given, checked like a player's."""
-    try:
-        return clean_address(email)
-    except BadAddress:
-        raise errors.Invalid("that is not an email address", code="invalid-email") from None
-
-
 def request_login(ctx: Context, email: object) -> None:
     """Ask for a sign-in link for ``email``.  The same work whether or not the
     address has games (one outbox row, handed to the background), so neither the
     answer nor its timing tells who plays here: the worker looks the address up
     and writes the link (:func:`new_login`), or drops the row."""
-    address = login_address(email)
+    try:
+        address = clean_address(email)  # checked like a player's
+    except BadAddress:
+        raise errors.Invalid("that is not an email address", code="invalid-email") from None
     try:
         ctx.limit("LIMIT_LOGIN_MAIL", [address])
     except errors.RateLimited:
