@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Mapping
 import css_inline
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from ..tasks import celery_init_app
 from . import api, csrf, errors, mailbox, pages, security, unsubscribe
 from .limits import Limits
 
-ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -25,8 +25,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     check_safe(settings)
     app = Flask(
         __name__,
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
+        template_folder=str(PACKAGE / "templates"),
+        static_folder=str(PACKAGE / "static"),
     )
     app.config.update(settings)
     app.json.sort_keys = False  # type: ignore[attr-defined]
