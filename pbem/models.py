@@ -67,6 +67,11 @@ class Seat(SQLModel, table=True):
     autopilot_streak: int = Field(default=0)
     vacation_days_left: int = Field(default=7)
     paused_until: datetime | None = Field(default=None, sa_column=_when())
+    #: The language of this player's mail and seat page (``pbem.language.LANGUAGES``).
+    language: str = Field(default="en", max_length=8)
+    #: Their IANA time zone for dates in mail and on their page; ``None`` until
+    #: chosen (shown as UTC; the page offers the browser's).
+    time_zone: str | None = Field(default=None, max_length=64)
 
 
 class MoveRecord(SQLModel, table=True):
@@ -112,6 +117,9 @@ class Outbox(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
     next_attempt_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
     sent_at: datetime | None = Field(default=None, sa_column=_when())
+    #: The language of a message with no seat to take it from (a sign-in link:
+    #: the language of the page it was asked for on).
+    language: str | None = Field(default=None, max_length=8)
 
 
 class Login(SQLModel, table=True):

@@ -39,13 +39,15 @@ def enqueue(
     seat_id: int | None = None,
     login_id: int | None = None,
     due: datetime | None = None,
+    language: str | None = None,
 ) -> int | None:
     """Add one message, unless the same (game, event, recipient, kind) exists:
     deciding to send twice sends once.  One ``INSERT ... ON CONFLICT DO NOTHING``
     (no look-up first, no savepoint), so a concurrent writer deciding the same
     message is no error either.  Returns the new row's id (for the relay after
     the commit), or ``None`` if it existed.  ``due``: not before then (a rate
-    limit's next window); the relay's early try finds it not due, the sweep sends it."""
+    limit's next window); the relay's early try finds it not due, the sweep sends it.
+    ``language``: for a message with no seat to take it from (a sign-in link)."""
     assert kind in KINDS, kind
     if game_id is None:
         # NULLs never collide in a unique key: look for the twin ourselves.
@@ -59,6 +61,6 @@ def enqueue(
     new_id: int | None = conn.execute(_insert(conn.dialect.name), dict(
         kind=kind, event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
         login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
-        created_at=now, next_attempt_at=due or now, status="pending", attempts=0,
+        created_at=now, next_attempt_at=due or now, status="pending", attempts=0, language=language,
     )).scalar_one_or_none()
     return new_id

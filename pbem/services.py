@@ -22,6 +22,8 @@ from sqlmodel import Session, col, select
 from . import errors, tokens
 from .context import Context
 from .db import as_utc, session_scope
+from .language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTimeZone, clean_language,
+                       clean_time_zone)
 from .models import Game, Login, MoveRecord, Outbox, Seat, Suppression
 from .outbox import enqueue
 from .players import BadAddress, BadName, address_hash, clean_address, clean_name
@@ -133,6 +135,8 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
     if viewer is not None:
         view["mail"] = viewer.mail
         view["vacation_days_left"] = viewer.vacation_days_left
+        view["language"] = viewer.language
+        view["time_zone"] = viewer.time_zone
     return view
 
 
@@ -176,11 +180,15 @@ def export_game(ctx: Context, public_id: object) -> dict[str, Any]:
 class NewPlayer:
     name: str
     email: str
+    #: Their mail's and seat page's language, and their time zone (``None``: not chosen).
+    language: str = DEFAULT_LANGUAGE
+    time_zone: str | None = None
 
 
-def parse_players(raw: Any) -> list[NewPlayer]:
+def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[NewPlayer]:
     """Validate the players of a new game: 2-4, each a name and an email
-    (:mod:`pbem.players` says what is allowed).  The first is the one starting it."""
+    (:mod:`pbem.players` says what is allowed), and optionally a ``language``
+    (else ``default_language``) and a ``time_zone``.  The first is the one starting it."""
     if not isinstance(raw, list) or not MIN_PLAYERS <= len(raw) <= MAX_PLAYERS:
         raise errors.Invalid(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players", code="invalid-players")
     out = []
@@ -196,7 +204,18 @@ def parse_players(raw: Any) -> list[NewPlayer]:
             email = clean_address(p.get("email"))
         except BadAddress as e:
             raise errors.Invalid(f"player {n}: {e}", code="invalid-email", player=n, field="email") from None
-        out.append(NewPlayer(name, email))
+        try:
+            language = clean_language(p.get("language") or default_language)
+        except UnknownLanguage:
+            raise errors.Invalid(f"player {n}: the language must be one of {', '.join(LANGUAGES)}",
+                                 code="invalid-language", player=n, field="language") from None
+        zone_name = p.get("time_zone")
+        try:
+            zone_name = clean_time_zone(zone_name) if zone_name else None
+        except UnknownTimeZone:
+            raise errors.Invalid(f"player {n}: the time zone must be an IANA name such as Europe/Budapest",
+                                 code="invalid-time-zone", player=n, field="time_zone") from None
+        out.append(NewPlayer(name, email, language, zone_name))
     if len({p.email.lower() for p in out}) != len(out):
         raise errors.Invalid("every player needs an email address of their own", code="invalid-players")
     if len({p.name.lower() for p in out}) != len(out):
@@ -236,6 +255,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
                 token_hash=tokens.digest(tokens.derive(ctx.secret_key, "seat", salt)),
                 vacation_days_left=ctx.config["VACATION_DAYS"],
                 accepted_at=now if confirmed and position == 0 else None,
+                language=p.language, time_zone=p.time_zone,
             )
             session.add(seat)
             seats.append(seat)
@@ -483,10 +503,32 @@ def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
         return game_view(ctx, game, seats, seat)
 
 
+def set_language(ctx: Context, token: object, language: object, time_zone: object = None) -> dict[str, Any]:
+    """Choose the language of this seat's page and mail and, if given, its time
+    zone (an empty one leaves it as it is)."""
+    try:
+        code = clean_language(language)
+    except UnknownLanguage:
+        raise errors.Invalid(f"the language must be one of {', '.join(LANGUAGES)}",
+                             code="invalid-language", field="language") from None
+    try:
+        zone_name = clean_time_zone(time_zone) if time_zone else None
+    except UnknownTimeZone:
+        raise errors.Invalid("the time zone must be an IANA name such as Europe/Budapest",
+                             code="invalid-time-zone", field="time_zone") from None
+    with session_scope(ctx.engine) as session:
+        seat, game, seats = _seat_and_game(session, token)
+        seat.language = code
+        if zone_name:
+            seat.time_zone = zone_name
+        session.add(seat)
+        return game_view(ctx, game, seats, seat)
+
+
 # -- signing in ---------------------------------------------------------------
 
 
-def request_login(ctx: Context, email: object) -> None:
+def request_login(ctx: Context, email: object, language: str = DEFAULT_LANGUAGE) -> None:
     """Ask for a sign-in link for ``email``.  The same work whether or not the
     address has games (one outbox row, handed to the background), so neither the
     answer nor its timing tells who plays here: the worker looks the address up
@@ -502,7 +544,7 @@ def request_login(ctx: Context, email: object) -> None:
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         row = enqueue(session, kind="login", event=f"login:{uuid.uuid4().hex}", recipient=address,
-                      base_url=ctx.base_url, now=now)
+                      base_url=ctx.base_url, now=now, language=language)
     ctx.relay([row])
 
 

@@ -2,23 +2,111 @@
 lists of names, why a game ended, times and time left, the board as text, the
 mail settings.
 
-Everything here is a function of what it words (a view, a time, a code), so a
-language can be passed in later without changing the callers' shape; the
-sentences themselves are English for now.  The rules package holds data only
-and never imports this module."""
+Each function takes the reader's :class:`Words` (their language and time zone)
+last; without one it speaks English in UTC.  The sentences are marked for
+``pybabel extract`` (``w._``, ``w.n_``, ``w.p_``) and translated from
+``pbem/translations``.  The rules package holds data only and never imports
+this module."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from .rules.tables import EPOCHS
+from babel.dates import format_datetime, format_skeleton, format_time
+
+from .language import DEFAULT_LANGUAGE, DEFAULT_TIME_ZONE, TAGS, locale, translations, zone
+from .rules.tables import CLANS, EPOCHS, TERRAINS
+
+
+def N_(message: str) -> str:
+    """Marks a sentence for the catalog where it is written, to be translated
+    where it is read (``Words._``)."""
+    return message
+
+
+@dataclass(frozen=True)
+class Words:
+    """One reader's language and time zone.  Immutable and passed by hand, so a
+    worker building one player's mail after another's never mixes them up."""
+
+    language: str = DEFAULT_LANGUAGE
+    time_zone: str = DEFAULT_TIME_ZONE
+
+    @property
+    def tag(self) -> str:
+        """The IETF tag (``<html lang>``, ``Content-Language``)."""
+        return TAGS[self.language]
+
+    def _(self, message: str, **params: object) -> str:
+        """``message`` in this language, its ``%(name)s`` placeholders filled.
+
+        >>> Words()._("%(name)s moved %(move)s", name="Ann", move="1 → 2")
+        'Ann moved 1 → 2'
+        """
+        text = translations(self.language).gettext(message)
+        return text % params if params else text
+
+    def n_(self, singular: str, plural: str, num: int, **params: object) -> str:
+        """The form for ``num`` (Czech has three), with ``%(num)d`` filled in.
+
+        >>> Words().n_("%(num)d day", "%(num)d days", 1), Words().n_("%(num)d day", "%(num)d days", 3)
+        ('1 day', '3 days')
+        """
+        return translations(self.language).ngettext(singular, plural, num) % {"num": num, **params}
+
+    def p_(self, context: str, message: str) -> str:
+        """A word whose translation depends on what it names (``clan``, ``terrain``)."""
+        return translations(self.language).pgettext(context, message)
+
+    def clan(self, clan: str) -> str:
+        """A clan's name (its colour): ``red``, ``piros``, ``červený``, ``vermelho``."""
+        return self.p_("clan", clan) if clan in _CLANS else clan
+
+    def terrain(self, terrain: str) -> str:
+        return self.p_("terrain", terrain) if terrain in _TERRAINS else terrain
+
+    def when(self, at: datetime | None) -> str:
+        """An absolute time in this reader's time zone, as their language writes it.
+
+        >>> Words().when(datetime(2026, 12, 3, 14, 0, tzinfo=timezone.utc))
+        'Thu 3 Dec 2026, 14:00 UTC'
+        >>> Words("hu", "Europe/Budapest").when(datetime(2026, 12, 3, 14, 0, tzinfo=timezone.utc))
+        '2026. dec. 3., Cs 15:00 CET'
+        """
+        if at is None:
+            return ""
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=timezone.utc)
+        tz = zone(self.time_zone)
+        where = locale(self.language)
+        if self.language == DEFAULT_LANGUAGE:
+            # British order, as the service always wrote it: "Thu 3 Dec 2026, 14:00 UTC".
+            return format_datetime(at, "EEE d MMM y, HH:mm z", tzinfo=tz, locale=where)
+        day = format_skeleton("yMMMEd", at, tzinfo=tz, locale=where)
+        hour = format_time(at, "HH:mm", tzinfo=tz, locale=where)
+        both = str(where.datetime_formats["medium"]).format(hour, day)
+        return f"{both} {format_datetime(at, 'z', tzinfo=tz, locale=where)}"
+
+
+def NP_(context: str, message: str) -> tuple[str, str]:
+    """Marks a word with its context for the catalog (``Words.p_`` reads it)."""
+    return context, message
+
+
+ENGLISH = Words()
+# Every clan and terrain by name, so that extraction finds them.
+_CLANS = frozenset(m for _, m in (NP_("clan", "red"), NP_("clan", "yellow"), NP_("clan", "green"),
+                                  NP_("clan", "blue"), NP_("clan", "black"))) & frozenset(CLANS)
+_TERRAINS = frozenset(m for _, m in (NP_("terrain", "mountain"), NP_("terrain", "forest"),
+                                     NP_("terrain", "steppe"), NP_("terrain", "grassland"))) & frozenset(TERRAINS)
 
 # -- the game in sentences ----------------------------------------------------
 
 
 def move_text(move: str) -> str:
-    """A move as people read it.
+    """A move as people read it (the same in every language).
 
     >>> move_text("12-13")
     '12 → 13'
@@ -26,7 +114,7 @@ def move_text(move: str) -> str:
     return move.replace("-", " → ")
 
 
-def describe_history(view: dict[str, Any]) -> list[str]:
+def describe_history(view: dict[str, Any], w: Words = ENGLISH) -> list[str]:
     """The history in words, one line per move.
 
     >>> describe_history({"history": [{"player": "Bob", "move": "12-13", "villages": [1]}],
@@ -37,16 +125,14 @@ def describe_history(view: dict[str, Any]) -> list[str]:
     by_number = {v["number"]: v for v in view.get("villages", [])}
     lines = []
     for h in view.get("history", []):
-        source, target = h["move"].split("-")
-        text = f"{h['player']} moved {source} → {target}"
+        text = w._("%(name)s moved %(move)s", name=h["player"], move=move_text(h["move"]))
         for n in h.get("villages", []):
-            v = by_number[n]
-            text += f"; {describe_village(v)}"
+            text += "; " + describe_village(by_number[n], w)
         lines.append(text)
     return lines
 
 
-def describe_village(v: dict[str, Any]) -> str:
+def describe_village(v: dict[str, Any], w: Words = ENGLISH) -> str:
     """One founded village: where, which epoch, who scored.
 
     >>> describe_village({"territory": 3, "terrain": "steppe", "epoch": 5, "points": 5,
@@ -54,19 +140,28 @@ def describe_village(v: dict[str, Any]) -> str:
     'village on 3 (steppe, epoch V): 5 points to nobody (strife removed red)'
     """
     roman = EPOCHS[v["epoch"] - 1].roman
-    scored = ", ".join(v["clans"]) or "nobody"
-    text = f"village on {v['territory']} ({v['terrain']}, epoch {roman}): {v['points']} points to {scored}"
+    clans = [w.clan(c) for c in v["clans"]]
+    if clans:
+        text = w.n_("village on %(territory)s (%(terrain)s, epoch %(epoch)s): %(num)d point to %(clans)s",
+                    "village on %(territory)s (%(terrain)s, epoch %(epoch)s): %(num)d points to %(clans)s",
+                    v["points"], territory=v["territory"], terrain=w.terrain(v["terrain"]), epoch=roman,
+                    clans=", ".join(clans))
+    else:
+        text = w.n_("village on %(territory)s (%(terrain)s, epoch %(epoch)s): %(num)d point to nobody",
+                    "village on %(territory)s (%(terrain)s, epoch %(epoch)s): %(num)d points to nobody",
+                    v["points"], territory=v["territory"], terrain=w.terrain(v["terrain"]), epoch=roman)
     if v.get("removed"):
-        text += f" (strife removed {', '.join(sorted(v['removed']))})"
+        text += " " + w._("(strife removed %(clans)s)",
+                          clans=", ".join(w.clan(c) for c in sorted(v["removed"])))
     return text
 
 
-def village_line(v: dict[str, Any]) -> str:
+def village_line(v: dict[str, Any], w: Words = ENGLISH) -> str:
     """A village in a list of them: ``#3: village on 20 (...)``."""
-    return f"#{v['number']}: {describe_village(v)}"
+    return f"#{v['number']}: {describe_village(v, w)}"
 
 
-def names_text(names: list[str]) -> str:
+def names_text(names: list[str], w: Words = ENGLISH) -> str:
     """Names as a sentence lists them.
 
     >>> names_text([]), names_text(["Ann"]), names_text(["Ann", "Bob"]), names_text(["Ann", "Bob", "Cid"])
@@ -74,16 +169,16 @@ def names_text(names: list[str]) -> str:
     """
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return w._("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1])
 
 
 _END_REASONS = {
-    "twelfth-village": "the twelfth village was founded",
-    "no-legal-move": "no legal move was left",
+    "twelfth-village": N_("the twelfth village was founded"),
+    "no-legal-move": N_("no legal move was left"),
 }
 
 
-def end_text(end: str | None) -> str:
+def end_text(end: str | None, w: Words = ENGLISH) -> str:
     """Why a game ended, to follow "The game ended because" (an unknown code is
     shown as it is).
 
@@ -92,15 +187,15 @@ def end_text(end: str | None) -> str:
     """
     if end is None:
         return ""
-    return _END_REASONS.get(end, end)
+    return w._(_END_REASONS[end]) if end in _END_REASONS else end
 
 
-def scores_text(clan_scores: dict[str, int]) -> str:
+def scores_text(clan_scores: dict[str, int], w: Words = ENGLISH) -> str:
     """The clans' scores in a line: ``red 12, blue 4``."""
-    return ", ".join(f"{c} {s}" for c, s in clan_scores.items())
+    return ", ".join(f"{w.clan(c)} {s}" for c, s in clan_scores.items())
 
 
-def board_text(view: dict[str, Any], width: int = 72) -> list[str]:
+def board_text(view: dict[str, Any], width: int = 72, w: Words = ENGLISH) -> list[str]:
     """The occupied territories that are not villages, compactly and wrapped
     between territories: ``12 (2 red, 1 blue); 13 (1 green); ...``.
 
@@ -110,7 +205,7 @@ def board_text(view: dict[str, Any], width: int = 72) -> list[str]:
     """
     villages = {v["territory"] for v in view.get("villages", [])}
     entries = [
-        f"{tid} (" + ", ".join(f"{n} {clan}" for clan, n in huts.items() if n) + ")"
+        f"{tid} (" + ", ".join(f"{n} {w.clan(clan)}" for clan, n in huts.items() if n) + ")"
         for tid, huts in sorted(((int(k), v) for k, v in view.get("huts", {}).items()))
         if tid not in villages
     ]
@@ -127,21 +222,18 @@ def board_text(view: dict[str, Any], width: int = 72) -> list[str]:
 # -- times ----------------------------------------------------------------------
 
 
-def when_text(when: datetime | None) -> str:
-    """A time as people read it, in UTC.
+def when_text(when: datetime | None, w: Words = ENGLISH) -> str:
+    """A time as people read it, in the reader's time zone (UTC by default).
 
     >>> when_text(datetime(2026, 12, 3, 14, 0, tzinfo=timezone.utc))
     'Thu 3 Dec 2026, 14:00 UTC'
     >>> when_text(None)
     ''
     """
-    if when is None:
-        return ""
-    when = when.astimezone(timezone.utc)
-    return f"{when:%a} {when.day} {when:%b %Y, %H:%M} UTC"
+    return w.when(when)
 
 
-def left_text(delta: timedelta) -> str:
+def left_text(delta: timedelta, w: Words = ENGLISH) -> str:
     """A time left, roughly: ``3 days``, ``23 hours``, ``40 minutes``.
 
     >>> left_text(timedelta(days=3)), left_text(timedelta(hours=23)), left_text(timedelta(seconds=5))
@@ -149,26 +241,24 @@ def left_text(delta: timedelta) -> str:
     """
     seconds = max(0, int(delta.total_seconds()))
     if seconds >= 2 * 86400:
-        n, unit = round(seconds / 86400), "day"
-    elif seconds >= 2 * 3600:
-        n, unit = round(seconds / 3600), "hour"
-    else:
-        n, unit = max(1, round(seconds / 60)), "minute"
-    return f"{n} {unit}{'' if n == 1 else 's'}"
+        return w.n_("%(num)d day", "%(num)d days", round(seconds / 86400))
+    if seconds >= 2 * 3600:
+        return w.n_("%(num)d hour", "%(num)d hours", round(seconds / 3600))
+    return w.n_("%(num)d minute", "%(num)d minutes", max(1, round(seconds / 60)))
 
 
 # -- settings and messages ----------------------------------------------------
 
 _MAIL_LABELS = {
-    "every": "An email every time it is my turn",
-    "digest": "One daily digest",
-    "none": "No turn emails (I will check the page)",
+    "every": N_("An email every time it is my turn"),
+    "digest": N_("One daily digest"),
+    "none": N_("No turn emails (I will check the page)"),
 }
 
 
-def mail_labels() -> dict[str, str]:
+def mail_labels(w: Words = ENGLISH) -> dict[str, str]:
     """The turn-mail choices, each with its label, in the order they are offered."""
-    return dict(_MAIL_LABELS)
+    return {k: w._(v) for k, v in _MAIL_LABELS.items()}
 
 
 def sentence(message: str) -> str:

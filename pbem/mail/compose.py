@@ -19,8 +19,8 @@ from ..queries import digest_news
 from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
-from ..words import (board_text, describe_history, end_text, left_text, move_text, names_text, scores_text,
-                     village_line, when_text)
+from ..words import (Words, board_text, describe_history, end_text, left_text, move_text, names_text,
+                     scores_text, village_line, when_text)
 from . import messages
 from ..drawing.picture import board_png
 
@@ -44,9 +44,10 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         login = _login_of(ctx, session, row)
         if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():  # type: ignore[operator]
             return None
+        w = Words(row.language or "en")
         context = {"link": services.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
-                   "base_url": ctx.base_url, "kind": row.kind}
-        return messages.build(messages.Envelope(**envelope), context)
+                   "base_url": ctx.base_url, "kind": row.kind, "w": w}
+        return messages.build(messages.Envelope(**envelope), context, language=w.language)
     game, seats = services.game_and_seats(session, row.game_id)
     seat = next((s for s in seats if s.id == row.seat_id), None)
     if game is None or seat is None:
@@ -63,7 +64,9 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         since = len(view.get("history", []))
     else:
         since = _last_turn_ply(view, seat.position)
-    context = mail_context(view, seat_name=seat.name, link=link, since_ply=since, now=ctx.now())
+    # The recipient's own language and time zone, for this message only.
+    w = Words(seat.language, seat.time_zone or "UTC")
+    context = mail_context(view, seat_name=seat.name, link=link, since_ply=since, now=ctx.now(), w=w)
     context.update(kind=row.kind, base_url=ctx.base_url,
                    unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}")
     if row.kind == "deadline":
@@ -78,7 +81,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         picture = board_png(classic_board(), view)
     context["has_board"] = picture is not None
     return messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
-                          picture=picture)
+                          picture=picture, language=w.language)
 
 
 def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:
@@ -162,10 +165,10 @@ def _autopilot_context(view: dict[str, Any], lines: list[str], ply: int, positio
 
 
 def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: int,
-                 now: datetime | None = None) -> dict[str, Any]:
+                 now: datetime | None = None, w: Words = Words()) -> dict[str, Any]:
     """What the templates need, derived from the viewer's view only (so a mail
-    can show nothing its recipient may not see)."""
-    history = describe_history(view)
+    can show nothing its recipient may not see), worded for its reader ``w``."""
+    history = describe_history(view, w)
     others = [p["name"] for p in view["players"] if p["name"] != seat_name]
     finals = []
     if view.get("finished") and view.get("final_scores"):
@@ -186,21 +189,22 @@ def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: 
         players.append({
             "name": p["name"], "chips": p["chips"], "to_move": p.get("to_move", False),
             "you": p["name"] == seat_name, "absent": p.get("absent", False),
-            "paused_until": when_text(datetime.fromisoformat(paused)) if paused else "",
+            "paused_until": when_text(datetime.fromisoformat(paused), w) if paused else "",
         })
-    villages = [village_line(v) for v in view.get("villages", [])]
+    villages = [village_line(v, w) for v in view.get("villages", [])]
     return {
         "view": view,
+        "w": w,
         "game": view["game"],
         "name": seat_name,
         "link": link,
-        "others": names_text(others),
+        "others": names_text(others, w),
         "turn_hours": view.get("turn_hours"),
         "since": history[since_ply:] if since_ply < len(history) else [],
         "history": history,
-        "board_lines": board_text(view),
+        "board_lines": board_text(view, w=w),
         "villages_lines": villages,
-        "scores": scores_text(view.get("clan_scores", {})),
+        "scores": scores_text(view.get("clan_scores", {}), w),
         "score_chips": [{"clan": c, "score": s, "bg": clan_colour(c), "fg": clan_text_colour(c),
                          "mine": c == clan}
                         for c, s in view.get("clan_scores", {}).items()],
@@ -210,11 +214,11 @@ def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: 
         "clan_fg": clan_text_colour(clan) if clan else "",
         "epoch_roman": EPOCHS[view.get("epoch", 1) - 1].roman,
         "deadline": deadline,
-        "deadline_text": when_text(deadline_at),
-        "time_left": left_text(deadline_at - now) if deadline_at and now else "",
+        "deadline_text": when_text(deadline_at, w),
+        "time_left": left_text(deadline_at - now, w) if deadline_at and now else "",
         "next_name": view.get("next") or "",
         "your_turn": bool(view.get("your_turn")),
         "finals": finals,
-        "winners": " and ".join(view.get("winners") or []),
-        "end_reason": end_text(view.get("end")),
+        "winners": names_text(list(view.get("winners") or []), w),
+        "end_reason": end_text(view.get("end"), w),
     }

@@ -23,6 +23,8 @@ from typing import Any, ClassVar, Mapping
 import css_inline
 import jinja2
 
+from ..language import DEFAULT_LANGUAGE, TAGS, translations
+
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"
 
 
@@ -100,36 +102,45 @@ def _parsed(registry: HeaderRegistry, name: str, value: str) -> BaseHeader:
 POLICY = policy.default.clone(header_factory=_Headers())
 
 
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+@lru_cache(maxsize=None)
+def _environment(language: str = DEFAULT_LANGUAGE) -> jinja2.Environment:
+    """One environment per language, its catalog installed once: a worker that
+    builds a Czech mail after a Hungarian one switches nothing that could stay
+    behind (no shared locale, no thread-local state)."""
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=jinja2.select_autoescape(["html"]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    env.policies["ext.i18n.trimmed"] = True  # as the pages: one catalog entry per sentence
+    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    return env
 
 
-def render_text(kind: str, context: Mapping[str, Any]) -> tuple[str, str]:
+def render_text(kind: str, context: Mapping[str, Any], language: str = DEFAULT_LANGUAGE) -> tuple[str, str]:
     """The subject and the plain-text body of a message."""
-    text = _environment().get_template(f"{kind}.txt").render(**context)
+    text = _environment(language).get_template(f"{kind}.txt").render(**context)
     subject, _, body = text.partition("\n")
     return subject.strip(), body.lstrip("\n")
 
 
-def render_html(kind: str, context: Mapping[str, Any]) -> str | None:
+def render_html(kind: str, context: Mapping[str, Any], language: str = DEFAULT_LANGUAGE) -> str | None:
     try:
-        template = _environment().get_template(f"{kind}.html")
+        template = _environment(language).get_template(f"{kind}.html")
     except jinja2.TemplateNotFound:
         return None
     return template.render(**context)
 
 
-def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | None = None) -> EmailMessage:
-    """The whole message: plain text, plus HTML (with the board as an inline PNG
-    when ``picture`` is given) when the kind has an HTML template."""
-    subject, text = render_text(envelope.kind, context)
+def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | None = None,
+          language: str = DEFAULT_LANGUAGE) -> EmailMessage:
+    """The whole message in the recipient's ``language``: plain text, plus HTML
+    (with the board as an inline PNG when ``picture`` is given) when the kind has
+    an HTML template."""
+    subject, text = render_text(envelope.kind, context, language)
     subject = _one_line(subject)
     msg = EmailMessage(policy=POLICY)
     msg["Subject"] = subject
@@ -140,6 +151,7 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     msg["X-PBEM-Kind"] = _one_line(envelope.kind)
     # Automatic mail: out-of-office replies should not answer it (RFC 3834).
     msg["Auto-Submitted"] = "auto-generated"
+    msg["Content-Language"] = TAGS[language]
     if envelope.game_id is not None:
         game = _one_line(str(envelope.game_id))
         msg["X-PBEM-Game"] = game
@@ -153,7 +165,8 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
         msg["List-Unsubscribe"] = link
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg.set_content(text)
-    html = render_html(envelope.kind, {**context, "subject": subject, "picture_cid": "board" if picture else None})
+    html = render_html(envelope.kind, {**context, "subject": subject, "picture_cid": "board" if picture else None},
+                       language)
     if html is not None:
         msg.make_alternative(boundary=_boundary())
         msg.add_alternative(_inline_css(html), subtype="html")

@@ -2,15 +2,19 @@
 (function () {
   "use strict";
 
-  /* Times are rendered in UTC by the server; show them in the reader's own zone. */
+  /* The page's language (<html lang>), so dates read as the rest of the page. */
+  var lang = document.documentElement.lang || undefined;
+
+  /* Times are rendered in the seat's zone (UTC elsewhere) by the server; show them
+     in the reader's own zone. */
   function localiseTimes() {
     var full, dateOnly, relative = null;
     try {
-      full = new Intl.DateTimeFormat(undefined, {
+      full = new Intl.DateTimeFormat(lang, {
         weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"
       });
-      dateOnly = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
-      if (Intl.RelativeTimeFormat) relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+      dateOnly = new Intl.DateTimeFormat(lang, { weekday: "short", day: "numeric", month: "short" });
+      if (Intl.RelativeTimeFormat) relative = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
     } catch (e) {
       return;
     }
@@ -32,9 +36,26 @@
     });
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", localiseTimes);
-  } else {
+  /* A seat with no time zone yet: offer the browser's (saved only when they press Save). */
+  function offerTimeZone() {
+    var input = document.querySelector("input[data-offer-browser-zone]");
+    if (!input || input.value) return;
+    var zone;
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
+    if (!zone) return;
+    input.value = zone;
+    var help = document.getElementById(input.getAttribute("aria-describedby"));
+    if (help && input.getAttribute("data-note")) help.textContent = input.getAttribute("data-note");
+  }
+
+  function ready() {
     localiseTimes();
+    offerTimeZone();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", ready);
+  } else {
+    ready();
   }
 })();

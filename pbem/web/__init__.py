@@ -12,7 +12,7 @@ from ..config import check_safe, load_config
 from ..context import Context
 from ..db import make_engine
 from ..tasks import celery_init_app
-from . import api, csrf, errors, mailbox, pages, security, unsubscribe
+from . import api, csrf, errors, locale, mailbox, pages, security, unsubscribe
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -44,6 +44,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     security.init_app(app)
     csrf.init_app(app)
     errors.init_app(app)
+    locale.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)

@@ -29,6 +29,7 @@ from ..services import MAIL_CHOICES, MAX_TURN_HOURS
 from ..tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
 
 from ..players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
+from ..language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
 #: Domains email-validator refuses as special-use (RFC 6761 and friends).
 SPECIAL_USE_DOMAINS = ("arpa", "invalid", "local", "localhost", "onion", "test")
 
@@ -329,7 +330,13 @@ def _schemas() -> dict[str, Any]:
                       "description": f"a plain address of at most {MAX_ADDRESS} characters, as email-validator "
                                      "accepts it without network look-ups: no quotes, no encoded words (`=?`), "
                                      "no special-use domain; `xn--` labels must be valid punycode, and "
-                                     "internationalised addresses are accepted too"}}},
+                                     "internationalised addresses are accepted too"},
+            "language": {"type": ["string", "null"], "enum": [*LANGUAGES, None],
+                         "description": "the language of this player's mail and seat page (`pt` is European "
+                                        "Portuguese); absent or null: English"},
+            "time_zone": {"type": ["string", "null"], "enum": [*time_zones(), DEFAULT_TIME_ZONE, None],
+                          "description": "an IANA time zone for the dates in this player's mail, e.g. "
+                                         "`Europe/Budapest`; absent or null: UTC until they choose one"}}},
         "NewGame": {"type": "object", "required": ["players"], "properties": {
             "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS, "uniqueItems": True,
                         "items": _ref("Player"),
@@ -377,7 +384,7 @@ def _paths() -> dict[str, Any]:
                                 "number of players, duplicates and names, `suppressed` an address that asked "
                                 "never to be mailed.",
                                 "invalid-players", "invalid-name", "invalid-email", "invalid-turn-hours",
-                                "suppressed"),
+                                "invalid-language", "invalid-time-zone", "suppressed"),
                 "429": _RATE_LIMITED,
             }}},
         "/games/{id}": {"get": {

@@ -23,8 +23,10 @@ from ..drawing.style import CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour
 from ..drawing.svg import board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..app_context import context
+from ..language import LANGUAGES, NATIVE_NAMES, time_zones
 from ..words import describe_history, end_text, mail_labels, names_text, sentence, when_text
 from .limits import limits
+from .locale import language, speak_as_seat, words
 
 bp = Blueprint("pages", __name__)
 
@@ -59,8 +61,8 @@ _URL = re.compile(r"https?://(?:(?!&#34;|&#39;|&quot;|&lt;|&gt;)[^\s])+")
 
 @bp.app_template_filter("when")
 def when(value: object) -> str:
-    """An ISO time as UTC words (what shows without JavaScript)."""
-    return when_text(_parse_time(value))
+    """An ISO time in words, in the page's language and time zone."""
+    return when_text(_parse_time(value), words())
 
 
 @bp.app_template_filter("iso")
@@ -113,7 +115,7 @@ def _globals() -> dict[str, Any]:
 
 
 def _blank_rows() -> list[dict[str, str]]:
-    return [{"name": "", "email": ""} for _ in range(FORM_ROWS)]
+    return [{"name": "", "email": "", "language": language()} for _ in range(FORM_ROWS)]
 
 
 def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = None,
@@ -123,6 +125,7 @@ def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = Non
     return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours,
                            error=sentence(error) if error else None, bad_row=bad_row, bad_field=bad_field,
                            min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+                           languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            max_hours=services.MAX_TURN_HOURS), status
 
 
@@ -133,7 +136,8 @@ def home() -> Any:
 
 @bp.post("/games")
 def create_game() -> Any:
-    rows = [{"name": request.form.get(f"name{i}", "")[:200], "email": request.form.get(f"email{i}", "")[:300]}
+    rows = [{"name": request.form.get(f"name{i}", "")[:200], "email": request.form.get(f"email{i}", "")[:300],
+             "language": request.form.get(f"language{i}", "")[:20] or language()}
             for i in range(FORM_ROWS)]
     hours_text = request.form.get("turn_hours", "")[:20]
     # The first MIN_PLAYERS rows are always players; later rows only when filled in.
@@ -148,7 +152,7 @@ def create_game() -> Any:
         hours = int(m.group(1))
     limits().per_ip("LIMIT_NEW_GAMES")
     try:
-        parsed = services.parse_players(players)
+        parsed = services.parse_players(players, default_language=language())
         # Signed in as the first player: they confirm by starting it.
         confirmed = signed_in_email() == parsed[0].email
         game_id = services.start_game(context(), parsed, hours, confirmed=confirmed)
@@ -217,7 +221,8 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
                                title=f"The board after move {view.get('ply', 0)}"))
     scores = view.get("clan_scores") or {}
     top = max([20, *[int(v) for v in scores.values()]])
-    history = list(zip(view.get("history") or [], describe_history(dict(view))))
+    w = words()
+    history = list(zip(view.get("history") or [], describe_history(dict(view), w)))
     players = view.get("players") or []
     founding = view.get("founding") or {}
     options = []
@@ -250,18 +255,21 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
         "history": history,
         "chips_total": VILLAGE_CHIPS,
         "not_accepted": [p["name"] for p in players if not p.get("accepted")],
-        "others": names_text([p["name"] for p in players if p.get("seat") != view.get("seat")]),
-        "mail_labels": mail_labels(),
-        "end_reason": end_text(view.get("end")),
-        "winners_text": names_text(list(view.get("winners") or [])),
+        "others": names_text([p["name"] for p in players if p.get("seat") != view.get("seat")], w),
+        "mail_labels": mail_labels(w),
+        "end_reason": end_text(view.get("end"), w),
+        "winners_text": names_text(list(view.get("winners") or []), w),
     }
 
 
 def _play_page(token: str, view: Mapping[str, Any], *, error: str | None = None,
                error_code: str | None = None, status: int = 200,
                form: Mapping[str, str] | None = None) -> Any:
+    # A seat page speaks its seat's language, in its time zone.
+    speak_as_seat(str(view.get("language") or "en"), view.get("time_zone"))
     return render_template("play.html", view=view, error=error, error_code=error_code,
-                           form=form or {}, **_game_parts(view, token)), status
+                           form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
+                           time_zones=time_zones(), **_game_parts(view, token)), status
 
 
 @bp.get("/play/<token>")
@@ -334,7 +342,22 @@ def mail(token: str) -> Any:
     except Invalid as e:
         view = services.seat_view(ctx, token)
         return _play_page(token, view, error=sentence(e.message), error_code=e.code, status=e.status)
-    flash(f"Saved: {mail_labels()[choice].lower()}.", "ok")
+    flash(f"Saved: {mail_labels(words())[choice].lower()}.", "ok")
+    return redirect(url_for(".play", token=token) + "#settings", 303)
+
+
+@bp.post("/play/<token>/language")
+def seat_language(token: str) -> Any:
+    """The seat's language and time zone: its page and its mail from now on."""
+    ctx = context()
+    try:
+        view = services.set_language(ctx, token, request.form.get("language", "")[:20],
+                                     request.form.get("time_zone", "")[:64].strip())
+    except Invalid as e:
+        view = services.seat_view(ctx, token)
+        return _play_page(token, view, error=sentence(e.message), error_code=e.code, status=e.status)
+    speak_as_seat(str(view["language"]), view.get("time_zone"))
+    flash("Saved: this page and your emails now use the language you chose.", "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
 
@@ -373,7 +396,7 @@ def login_post() -> Any:
     limits().per_ip("LIMIT_LOGIN")
     email = request.form.get("email", "")[:300]
     try:
-        services.request_login(context(), email)
+        services.request_login(context(), email, language())
     except Invalid as e:
         return render_template("login.html", email=email, error=sentence(e.message)), e.status
     return render_template("login_sent.html", email=email.strip())

@@ -23,6 +23,7 @@ LAYERS = {
     "pbem.rules": 0,
     "pbem.drawing": 1,
     "pbem.words": 1,
+    "pbem.language": 1,
     "pbem": 2,
     "pbem.mail": 3,
     "pbem.clock": 4,
@@ -32,7 +33,7 @@ LAYERS = {
     "pbem.cli": 7,
     "pbem.demo": 7,
 }
-NAMES = {0: "rules", 1: "drawing/words", 2: "service", 3: "mail", 4: "clock", 5: "tasks", 6: "web", 7: "cli/demo"}
+NAMES = {0: "rules", 1: "drawing/words/language", 2: "service", 3: "mail", 4: "clock", 5: "tasks", 6: "web", 7: "cli/demo"}
 
 
 def module_name(path: Path) -> str:
