@@ -1,0 +1,137 @@
+"""The translation catalogs: current with the code, complete, and faithful to
+the English placeholders; plurals and dates as each language writes them."""
+
+from __future__ import annotations
+
+import gettext
+import io
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+from pbem.language import BABEL_LOCALES, CATALOGS, LANGUAGES
+from pbem.words import Words, left_text
+
+REPO = Path(__file__).resolve().parents[1]
+TRANSLATED = [code for code in LANGUAGES if code != "en"]
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+
+
+def catalog(path: Path, locale: str | None = None):
+    with path.open("rb") as fh:
+        return read_po(fh, locale=locale)
+
+
+def keys(cat) -> set[tuple[str | None, str]]:
+    return {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in cat if m.id}
+
+
+def po(code: str) -> Path:
+    return CATALOGS / BABEL_LOCALES[code] / "LC_MESSAGES" / "messages.po"
+
+
+def test_the_template_is_current(tmp_path):
+    """Extracting again finds exactly the messages of messages.pot."""
+    out = tmp_path / "fresh.pot"
+    subprocess.run([sys.executable, "-c", "from babel.messages.frontend import main; main()", "extract",
+                    "-F", str(CATALOGS / "babel.cfg"), "-k", "N_", "-k", "n_:1,2", "-k", "p_:1c,2",
+                    "-k", "NP_:1c,2", "--no-location", "-o", str(out), "."],
+                   cwd=REPO, check=True, capture_output=True)
+    fresh, stored = keys(catalog(out)), keys(catalog(CATALOGS / "messages.pot"))
+    assert fresh - stored == set(), "new sentences: run `make catalog`"
+    assert stored - fresh == set(), "sentences no longer used: run `make catalog`"
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_each_language_has_every_message_translated_and_none_fuzzy(code):
+    cat = catalog(po(code), BABEL_LOCALES[code])
+    assert keys(cat) == keys(catalog(CATALOGS / "messages.pot"))
+    untranslated = [m.id for m in cat if m.id and not (all(m.string) if isinstance(m.string, tuple) else m.string)]
+    fuzzy = [m.id for m in cat if m.id and m.fuzzy]
+    assert untranslated == [] and fuzzy == []
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_placeholders_match_the_english(code):
+    cat = catalog(po(code), BABEL_LOCALES[code])
+    wrong = []
+    for m in cat:
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        wanted = set(PLACEHOLDER.findall(ids[-1])) | set(PLACEHOLDER.findall(ids[0]))
+        for s in strings:
+            if not s:
+                continue  # untranslated: the test above says so
+            got = set(PLACEHOLDER.findall(s))
+            # A plural form may leave out the number (Czech "jeden den"); nothing else may go or come.
+            if got - wanted or (wanted - got) - {"num"}:
+                wrong.append((ids[0], s))
+            # Every % is a placeholder or a literal %% (newstyle gettext formats them all).
+            if re.sub(r"%%|%\(\w+\)[sd]", "", s).count("%"):
+                wrong.append((ids[0], s))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_the_compiled_catalogs_match_their_sources(code):
+    """The .mo files served are compiled from the .po files as they are now
+    (`make catalog` compiles them)."""
+    cat = catalog(po(code), BABEL_LOCALES[code])
+    fresh = io.BytesIO()
+    write_mo(fresh, cat)
+    fresh.seek(0)
+    compiled = po(code).with_suffix(".mo")
+    with compiled.open("rb") as fh:
+        assert gettext.GNUTranslations(fh)._catalog == gettext.GNUTranslations(fresh)._catalog  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_every_translation_differs_from_the_english_where_it_should(code):
+    """A sentence "translated" as its English twin is a sentence left in English
+    (single words such as names of places are allowed to agree)."""
+    cat = catalog(po(code), BABEL_LOCALES[code])
+    same = [m.id for m in cat if isinstance(m.id, str) and m.id and m.string == m.id
+            and len(re.findall(r"[A-Za-z]{3,}", PLACEHOLDER.sub("", m.id))) >= 3]
+    assert same == []
+
+
+@pytest.mark.parametrize("num, expected", [(1, "1 den"), (3, "3 dny"), (5, "5 dní"), (22, "22 dní")])
+def test_czech_has_three_plural_forms(num, expected):
+    """1 / 2–4 / 5 and more (22 too: Czech is not Russian)."""
+    assert Words("cs").n_("%(num)d day", "%(num)d days", num) == expected
+    assert left_text(timedelta(days=num), Words("cs")) == (expected if num > 1 else "24 hodin")
+
+
+@pytest.mark.parametrize("code, one, many", [("en", "1 minute", "5 minutes"), ("hu", "1 perc", "5 perc"),
+                                             ("pt", "1 minuto", "5 minutos")])
+def test_plurals_in_the_other_languages(code, one, many):
+    assert left_text(timedelta(minutes=1), Words(code)) == one
+    assert left_text(timedelta(minutes=5), Words(code)) == many
+
+
+AT = datetime(2026, 12, 3, 22, 30, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("code, zone, expected", [
+    ("en", "UTC", "Thu 3 Dec 2026, 22:30 UTC"),
+    ("en", "America/New_York", "Thu 3 Dec 2026, 17:30 EST"),
+    # Past midnight in Budapest and Prague: the date moves on too.
+    ("hu", "Europe/Budapest", "2026. dec. 3., Cs 23:30 CET"),
+    ("cs", "Europe/Prague", "čt 3. 12. 2026 23:30 SEČ"),
+    ("pt", "Europe/Lisbon", "quinta, 3/12/2026, 22:30 WET"),
+    ("hu", "Asia/Tokyo", "2026. dec. 4., P 07:30 +0900"),
+])
+def test_dates_as_each_language_writes_them_in_the_readers_zone(code, zone, expected):
+    assert Words(code, zone).when(AT) == expected
+
+
+def test_a_unknown_zone_falls_back_to_utc():
+    assert Words("en", "No/Where").when(AT) == "Thu 3 Dec 2026, 22:30 UTC"
