@@ -21,10 +21,11 @@ from .db import session_scope, upgrade
 from .models import Game
 from .web import create_app
 
+# One player each from Budapest, Prague and Lisbon: the mailbox shows all three languages.
 DEMO_PLAYERS = [
-    {"name": "Ann", "email": "ann@demo.example"},
-    {"name": "Bob", "email": "bob@demo.example"},
-    {"name": "Cid", "email": "cid@demo.example"},
+    {"name": "Anna", "email": "anna@demo.example", "language": "hu", "time_zone": "Europe/Budapest"},
+    {"name": "Petr", "email": "petr@demo.example", "language": "cs", "time_zone": "Europe/Prague"},
+    {"name": "Rita", "email": "rita@demo.example", "language": "pt", "time_zone": "Europe/Lisbon"},
 ]
 
 
