@@ -151,7 +151,6 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     msg["X-PBEM-Kind"] = _one_line(envelope.kind)
     # Automatic mail: out-of-office replies should not answer it (RFC 3834).
     msg["Auto-Submitted"] = "auto-generated"
-    msg["Content-Language"] = TAGS[language]
     if envelope.game_id is not None:
         game = _one_line(str(envelope.game_id))
         msg["X-PBEM-Game"] = game
@@ -175,6 +174,8 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
             html_part.make_related(boundary=_boundary())
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")
+    # Last: setting the content drops (and make_alternative moves) Content-* headers.
+    msg["Content-Language"] = TAGS[language]
     return msg
 
 
