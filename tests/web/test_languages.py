@@ -11,8 +11,8 @@ from sqlmodel import col, select
 from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, Seat
-from tests.support import new_game
-from tests.web.helpers import csrf_token, snapshot
+from tests.support import english_left, new_game, play, to_move
+from tests.web.helpers import csrf_token, finish, snapshot
 
 
 def lang_of(page: str) -> str:
@@ -134,3 +134,34 @@ def test_a_bad_time_zone_on_the_play_page_changes_nothing(client, ctx):
                                                        "csrf_token": csrf_token(client, f"/play/{toks[0]}")})
     assert r.status_code == 422
     assert snapshot(ctx) == before
+
+
+@pytest.mark.parametrize("code", ["hu", "cs", "pt"])
+def test_no_english_left_on_the_start_form_and_sign_in(client, code):
+    for url in ("/", "/login"):
+        english = client.get(url, headers={"Accept-Language": "en"}).get_data(as_text=True)
+        translated = client.get(url, headers={"Accept-Language": code}).get_data(as_text=True)
+        assert english_left(english, translated) == [], url
+
+
+@pytest.mark.parametrize("code", ["hu", "cs", "pt"])
+@pytest.mark.parametrize("stage", ["invited", "waiting", "active", "finished"])
+def test_no_english_left_on_the_play_page(client, ctx, code, stage):
+    game_id, toks = new_game(ctx, 3, start=stage in ("active", "finished"))
+    token = toks[0] if stage != "invited" else toks[1]
+    if stage == "waiting":
+        services.accept(ctx, toks[1])
+        token = toks[1]
+    if stage in ("active", "finished"):
+        play(ctx, toks, 4)
+        token, _ = to_move(ctx, toks)
+    if stage == "finished":
+        finish(ctx, game_id, toks)
+    services.set_language(ctx, token, "en", "")
+    english = client.get(f"/play/{token}").get_data(as_text=True)
+    services.set_language(ctx, token, code, "")
+    translated = client.get(f"/play/{token}").get_data(as_text=True)
+    assert english_left(english, translated) == []
+    public_en = client.get(f"/games/{game_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    public = client.get(f"/games/{game_id}", headers={"Accept-Language": code}).get_data(as_text=True)
+    assert english_left(public_en, public) == []
