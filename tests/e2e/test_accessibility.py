@@ -293,3 +293,33 @@ def _sign_in_token(ctx: Any, address: str) -> str:
     m = re.search(r"/signin/([^\s/]+)", mails[-1].get_body(preferencelist=("plain",)).get_content())
     assert m, "no sign-in link in the mail"
     return m.group(1)
+
+
+def test_pages_in_hungarian_the_longest_language(audit: Audit, live: Any) -> None:
+    """Hungarian words run longest: the pages still fit the phone and pass axe."""
+    ctx = live.ctx
+    people = [{**p, "language": "hu", "time_zone": "Europe/Budapest"} for p in players()]
+    game_id = services.start_game(ctx, services.parse_players(people))
+    toks = seat_tokens(ctx, game_id)
+    page = audit.visit(f"/play/{toks[0]}", "hu seat: invited")
+    assert page.locator("html").get_attribute("lang") == "hu"
+    for t in toks:
+        services.accept(ctx, t)
+    toks = seat_tokens(ctx, game_id)
+    mover, view = to_move(ctx, toks)
+    page = audit.visit(f"/play/{mover}", "hu seat: your turn")
+    # Pick a move on the board: the hint and the confirm bar speak Hungarian too.
+    source = view["legal_moves"][0].split("-")[0]
+    page.locator(f"#board [data-territory='{source}']").first.click()
+    audit.check(page, "hu seat: a territory picked")
+    other = next(t for t in toks if t != mover)
+    audit.visit(f"/play/{other}", "hu seat: not your turn")
+    finish(ctx, game_id, toks)
+    audit.visit(f"/play/{toks[0]}", "hu seat: finished")
+    for path, label in (("/", "hu home"), ("/login", "hu sign-in"), (f"/games/{game_id}", "hu public game")):
+        page = audit.open(path)
+        page.select_option("#page-language", "hu")
+        submit(page, ".language-switch button")
+        assert page.locator("html").get_attribute("lang") == "hu"
+        audit.check(page, label)
+    audit.assert_clean()
