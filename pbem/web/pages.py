@@ -411,7 +411,10 @@ def signin(token: str) -> Any:
 @bp.post("/signin/<token>")
 def signin_post(token: str) -> Any:
     opened = services.use_login(context(), token)
+    chosen = session.get("language")
     session.clear()  # a fresh session (and form token) for the signed-in player
+    if chosen:
+        session["language"] = chosen  # the language they picked stays theirs
     session["email"] = opened.email
     session["login"] = opened.login_id
     return redirect(url_for(".games"), 303)
@@ -431,7 +434,10 @@ def games() -> Any:
 @bp.post("/logout")
 def logout() -> Any:
     services.sign_out(context(), session.get("login"))
+    chosen = session.get("language")
     session.clear()
+    if chosen:
+        session["language"] = chosen
     flash("You are signed out.", "ok")
     return redirect(url_for(".home"), 303)
 

@@ -165,3 +165,16 @@ def test_no_english_left_on_the_play_page(client, ctx, code, stage):
     public_en = client.get(f"/games/{game_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
     public = client.get(f"/games/{game_id}", headers={"Accept-Language": code}).get_data(as_text=True)
     assert english_left(public_en, public) == []
+
+
+def test_signing_in_and_out_keeps_the_chosen_language(client, ctx):
+    new_game(ctx, 2)  # ann@example.org has a game, so she may sign in
+    client.post("/language", data={"language": "cs", "next": "/", "csrf_token": csrf_token(client)})
+    with session_scope(ctx.engine) as session:
+        login = services.new_login(ctx, session, "ann@example.org")
+        path = services.login_link(ctx, login).removeprefix(ctx.base_url)
+    r = client.post(path, data={"csrf_token": csrf_token(client, path)})
+    assert r.status_code == 303
+    assert lang_of(client.get("/games").get_data(as_text=True)) == "cs"
+    client.post("/logout", data={"csrf_token": csrf_token(client, "/games")})
+    assert lang_of(client.get("/").get_data(as_text=True)) == "cs"
