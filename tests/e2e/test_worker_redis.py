@@ -24,7 +24,7 @@ from pbem.models import Outbox
 from pbem.rules.tables import CLANS
 from tests.conftest import BASE_URL, SECRET
 from tests.mail.smtpd import SmtpServer, frozen_clock, parts, smtp  # noqa: F401
-from tests.support import PLAYERS, new_game, seat_tokens, to_move
+from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAILS = {p["name"]: p["email"] for p in PLAYERS}

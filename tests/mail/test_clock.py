@@ -18,7 +18,7 @@ from pbem.models import Game, MoveRecord, Seat
 from pbem.rules import Game as RulesGame
 from pbem.rules.bots import choose_move
 from tests.mail.smtpd import frozen_clock, parts
-from tests.support import db_id, PLAYERS, caught, new_game, play, to_move
+from tests.support.games import db_id, PLAYERS, caught, new_game, play, to_move
 
 
 def deadline(ctx: Any, game_id: str) -> datetime:
@@ -71,7 +71,7 @@ def test_reminder_once_per_deadline_and_rearmed_by_a_move(ctx: Any) -> None:
 def test_reminder_for_a_short_turn_waits_half_the_turn(ctx: Any) -> None:
     now = frozen_clock(ctx)
     game_id = services.start_game(ctx, services.parse_players(PLAYERS[:2]), 6)
-    from tests.support import seat_tokens
+    from tests.support.games import seat_tokens
 
     for t in seat_tokens(ctx, game_id):
         services.accept(ctx, t)

@@ -21,7 +21,7 @@ from pbem.mail.transport import transport_for
 from pbem.models import Outbox
 from tests.conftest import POSTGRES_ADMIN
 from tests.mail.smtpd import frozen_clock
-from tests.support import db_id, PLAYERS, new_game, seat_tokens, to_move
+from tests.support.games import db_id, PLAYERS, new_game, seat_tokens, to_move
 
 
 def _claim(ctx: Any, outbox_id: int) -> int | None:

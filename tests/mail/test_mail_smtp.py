@@ -16,7 +16,7 @@ from pbem.db import session_scope
 from pbem.models import Outbox, Seat
 from tests.conftest import BASE_URL
 from tests.mail.smtpd import Received, frozen_clock, parts
-from tests.support import PLAYERS, db_id, new_game, play, seat_tokens, to_move
+from tests.support.games import PLAYERS, db_id, new_game, play, seat_tokens, to_move
 
 SEAT_LINK = re.compile(re.escape(BASE_URL) + r"/play/([A-Za-z0-9_-]+)")
 SIGNIN_LINK = re.compile(re.escape(BASE_URL) + r"/signin/([A-Za-z0-9_-]+)")

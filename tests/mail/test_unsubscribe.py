@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem import services
-from tests.support import caught, new_game, play, to_move
+from tests.support.games import caught, new_game, play, to_move
 
 ONE_CLICK = {"data": "List-Unsubscribe=One-Click", "content_type": "application/x-www-form-urlencoded"}
 

@@ -1,5 +1,5 @@
 from pbem import services
-from tests.support import caught, new_game, play, to_move
+from tests.support.games import caught, new_game, play, to_move
 
 
 def test_game_starts_and_moves(ctx):

@@ -7,7 +7,7 @@ import re
 
 from pbem import services
 from pbem.rules.tables import CLANS
-from tests.support import new_game, play, to_move
+from tests.support.games import new_game, play, to_move
 from tests.web.helpers import clan_marks, finish, game_state, set_state
 
 

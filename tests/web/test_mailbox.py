@@ -9,7 +9,7 @@ import pytest
 
 from pbem.web.pages import autolink
 from tests.conftest import app_config
-from tests.support import caught, new_game
+from tests.support.games import caught, new_game
 
 
 @pytest.fixture

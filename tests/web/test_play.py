@@ -8,7 +8,7 @@ import re
 import pytest
 
 from pbem import services
-from tests.support import db_id, caught, new_game, play, to_move
+from tests.support.games import db_id, caught, new_game, play, to_move
 from tests.web.helpers import (clan_marks, csrf_from, csrf_token, finish, set_huts, snapshot,
                                two_village_position)
 

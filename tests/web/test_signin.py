@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 from pbem import services
-from tests.support import caught, new_game
+from tests.support.games import caught, new_game
 from tests.web.helpers import csrf_from, csrf_token, snapshot
 
 
