@@ -16,21 +16,7 @@ import pytest
 from sqlalchemy import text
 
 from pbem.db import make_engine, upgrade
-
-POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-REDIS_URL = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
-REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
-SECRET = "test-secret-key-of-at-least-32-characters"
-BASE_URL = "https://clans.example"
-TABLES = ["caught_mail", "outbox", "move", "login", "seat", "game", "suppression"]
-
-
-def unavailable(what: str, why: object) -> None:
-    """Skip, or fail when the services are required."""
-    message = f"{what} not reachable, skipped: {why}"
-    if REQUIRE:
-        pytest.fail(message + " (PBEM_REQUIRE_SERVICES=1)")
-    pytest.skip(message)
+from tests.support.config import POSTGRES_ADMIN, REDIS_URL, TABLES, app_config, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -71,19 +57,6 @@ def database_url(request: pytest.FixtureRequest) -> str:
                 conn.execute(text(f"DELETE FROM {table}"))
     engine.dispose()
     return url
-
-
-def app_config(database_url: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "DATABASE_URL": database_url,
-        "SECRET_KEY": SECRET,
-        "BASE_URL": BASE_URL,
-        "BROKER_URL": "",
-        "SMTP_HOST": "",
-        "MAILBOX": False,
-        "TESTING": True,
-        **extra,
-    }
 
 
 @pytest.fixture

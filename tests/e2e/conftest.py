@@ -11,7 +11,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from pbem.db import upgrade
-from tests.conftest import app_config
+from tests.support.config import app_config
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]

@@ -22,7 +22,7 @@ from pbem import services
 from pbem.db import session_scope
 from pbem.models import Outbox
 from pbem.rules.tables import CLANS
-from tests.conftest import BASE_URL, SECRET
+from tests.support.config import BASE_URL, SECRET
 from tests.mail.smtpd import SmtpServer, frozen_clock, parts, smtp  # noqa: F401
 from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
 

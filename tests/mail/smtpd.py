@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import pytest
 from aiosmtpd.controller import Controller
 
-from tests.conftest import app_config
+from tests.support.config import app_config
 
 
 def free_port() -> int:

@@ -14,7 +14,7 @@ from sqlmodel import col, select
 from pbem import clock, services
 from pbem.db import session_scope
 from pbem.models import Outbox, Seat
-from tests.conftest import BASE_URL
+from tests.support.config import BASE_URL
 from tests.mail.smtpd import Received, frozen_clock, parts
 from tests.support.games import PLAYERS, db_id, new_game, play, seat_tokens, to_move
 

@@ -11,7 +11,7 @@ from alembic import command
 
 from pbem.db import alembic_config
 from pbem.rules.record import replay
-from tests.conftest import SECRET
+from tests.support.config import SECRET
 from tests.support.games import new_game, play
 
 

@@ -14,7 +14,7 @@ from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game
 from pbem.rules import classic_board
-from tests.conftest import TABLES
+from tests.support.config import TABLES
 from tests.support.games import db_id, to_move
 
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

@@ -145,7 +145,7 @@ def test_requests_at_the_same_moment_cannot_all_pass_a_limit(app: Any, redis_url
 
     from pbem.errors import RateLimited
     from pbem.web import create_app
-    from tests.conftest import app_config
+    from tests.support.config import app_config
 
     shared = create_app(app_config(app.config["DATABASE_URL"], RATELIMIT_STORAGE_URL=redis_url))
     limit = shared.extensions["pbem"].limit

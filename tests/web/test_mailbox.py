@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import pytest
 
 from pbem.web.pages import autolink
-from tests.conftest import app_config
+from tests.support.config import app_config
 from tests.support.games import caught, new_game
 
 

@@ -13,7 +13,7 @@ from werkzeug.routing import Rule
 
 from pbem import services
 from pbem.web.security import CSP, HSTS
-from tests.conftest import app_config
+from tests.support.config import app_config
 from tests.support.games import caught, new_game
 from tests.web.helpers import csrf_token
 
