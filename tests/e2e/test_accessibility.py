@@ -24,8 +24,7 @@ from pbem.db import as_utc, session_scope
 from pbem.errors import RateLimited
 from pbem.models import CaughtMail, Game
 from tests.e2e.conftest import open_page
-from tests.support.games import caught, seat_tokens, to_move
-from tests.web.helpers import finish
+from tests.support.games import caught, finish, seat_tokens, to_move
 
 pytestmark = pytest.mark.browser
 

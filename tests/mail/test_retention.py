@@ -17,7 +17,7 @@ from pbem.models import CaughtMail, Game, Login, Outbox
 from pbem.tasks import beat_schedule
 from tests.mail.smtpd import frozen_clock
 from tests.support.games import PLAYERS, caught, db_id, new_game, play, seat_tokens
-from tests.web.helpers import csrf_token
+from tests.support.web import csrf_token
 
 NOTHING = {"games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0}
 

@@ -1,9 +1,11 @@
-"""Helpers for tests that play games through the service."""
+"""Games for the tests, made and played through the service: the players, new
+games, moves, the seat tokens, and made-up positions set straight in the database."""
 
 from __future__ import annotations
 
 import email
 import email.policy
+import json
 from email.message import EmailMessage
 from typing import Any
 
@@ -12,6 +14,7 @@ from sqlmodel import Session, col, select
 from pbem import services, tokens
 from pbem.db import session_scope
 from pbem.models import CaughtMail, Game, Seat
+from pbem.rules import classic_board
 
 PLAYERS = [
     {"name": "Ann", "email": "ann@example.org"},
@@ -83,3 +86,56 @@ def caught(ctx: Any, recipient: str | None = None, kind: str | None = None) -> l
             continue
         out.append(email.message_from_string(raw, policy=email.policy.default))
     return out  # type: ignore[return-value]
+
+
+def game_state(ctx: Any, game_id: str) -> dict[str, Any]:
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, db_id(ctx, game_id))
+        assert game is not None and game.state
+        return json.loads(game.state)  # type: ignore[no-any-return]
+
+
+def set_state(ctx: Any, game_id: str, state: dict[str, Any]) -> None:
+    with session_scope(ctx.engine) as session:
+        game = session.exec(select(Game).where(Game.public_id == game_id)).one()
+        game.state = json.dumps(state)
+        session.add(game)
+
+
+def set_huts(ctx: Any, game_id: str, huts: dict[int, dict[str, int]]) -> None:
+    """Put the game into a made-up position (the test's set-up, not a move)."""
+    state = game_state(ctx, game_id)
+    state["huts"] = {str(k): v for k, v in huts.items()}
+    set_state(ctx, game_id, state)
+
+
+def two_village_position() -> tuple[dict[int, dict[str, int]], str, list[int]]:
+    """Huts on X and two of its neighbours Y, Z that are not neighbours of each
+    other, all else empty: X-Y founds villages on Y and Z."""
+    board = classic_board()
+    for x in board:
+        ns = sorted(board.neighbours(x))
+        for y in ns:
+            for z in ns:
+                if y < z and not board.adjacent(y, z):
+                    huts = {x: {"red": 2, "blue": 1}, y: {"green": 1, "yellow": 1}, z: {"black": 2}}
+                    return huts, f"{x}-{y}", sorted([y, z])
+    raise AssertionError("no such position on the board")
+
+
+def last_move_position() -> tuple[dict[int, dict[str, int]], str]:
+    """Huts on two neighbours only: the one move left founds a village and ends the game."""
+    board = classic_board()
+    x = next(iter(board))
+    y = min(board.neighbours(x))
+    return {x: {"red": 2, "yellow": 1, "green": 1}, y: {"blue": 2, "black": 1}}, f"{x}-{y}"
+
+
+def finish(ctx: Any, game_id: str, toks: list[str]) -> None:
+    """End a started game quickly: a position with one move left, then that move."""
+    huts, move = last_move_position()
+    set_huts(ctx, game_id, huts)
+    token, view = to_move(ctx, toks)
+    assert view["legal_moves"], view["legal_moves"]
+    services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    assert services.public_game(ctx, game_id)["status"] == "finished"

@@ -17,7 +17,7 @@ from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, Outbox
 from tests.support.games import PLAYERS, caught, db_id, new_game, seat_tokens
-from tests.web.helpers import csrf_from, csrf_token, snapshot
+from tests.support.web import csrf_from, csrf_token, snapshot
 from tests.web.test_signin import ask_for_link, link_in
 
 ENCODED = "=?utf-8?q?ceo=40bank.example=2c_cfo=40bank.example?=@attacker.example"

@@ -7,8 +7,8 @@ import re
 
 from pbem import services
 from pbem.rules.tables import CLANS
-from tests.support.games import new_game, play, to_move
-from tests.web.helpers import clan_marks, finish, game_state, set_state
+from tests.support.games import finish, game_state, new_game, play, set_state, to_move
+from tests.support.web import clan_marks
 
 
 def _players_section(page: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from pbem import services
 from tests.support.games import caught
-from tests.web.helpers import csrf_from, csrf_token, snapshot
+from tests.support.web import csrf_from, csrf_token, snapshot
 
 FORM = {
     "name0": "Ann", "email0": "ann@example.org",

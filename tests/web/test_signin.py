@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from pbem import services
 from tests.support.games import caught, new_game
-from tests.web.helpers import csrf_from, csrf_token, snapshot
+from tests.support.web import csrf_from, csrf_token, snapshot
 
 
 def ask_for_link(client, ctx, email="ann@example.org"):
