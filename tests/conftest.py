@@ -17,6 +17,7 @@ from sqlalchemy import text
 
 from pbem.db import make_engine, upgrade
 from tests.support.config import POSTGRES_ADMIN, REDIS_URL, TABLES, app_config, unavailable
+from tests.support.smtp import SmtpServer
 
 
 @pytest.fixture(scope="session")
@@ -95,3 +96,12 @@ def chromium() -> str:
     if not Path(path).exists():
         unavailable("Chromium", f"no browser at {path} (apt-get install chromium)")
     return path
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    """A real SMTP server on a free port for the test (the mail and Celery tests)."""
+    server = SmtpServer()
+    server.start()
+    yield server
+    server.stop()

@@ -17,8 +17,9 @@ from pbem.db import as_utc, session_scope
 from pbem.models import Game, MoveRecord, Seat
 from pbem.rules import Game as RulesGame
 from pbem.rules.bots import choose_move
-from tests.mail.smtpd import frozen_clock, parts
-from tests.support.games import db_id, PLAYERS, caught, new_game, play, to_move
+from tests.support.clock import frozen_clock
+from tests.support.games import PLAYERS, db_id, new_game, play, to_move
+from tests.support.messages import caught, parts
 
 
 def deadline(ctx: Any, game_id: str) -> datetime:

@@ -3,17 +3,14 @@ games, moves, the seat tokens, and made-up positions set straight in the databas
 
 from __future__ import annotations
 
-import email
-import email.policy
 import json
-from email.message import EmailMessage
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from pbem import services, tokens
 from pbem.db import session_scope
-from pbem.models import CaughtMail, Game, Seat
+from pbem.models import Game, Seat
 from pbem.rules import classic_board
 
 PLAYERS = [
@@ -70,22 +67,6 @@ def play(ctx: Any, toks: list[str], moves: int) -> None:
     for _ in range(moves):
         t, view = to_move(ctx, toks)
         services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
-
-
-def caught(ctx: Any, recipient: str | None = None, kind: str | None = None) -> list[EmailMessage]:
-    """The messages the mailbox caught, oldest first."""
-    with session_scope(ctx.engine) as session:
-        query = select(CaughtMail).order_by(col(CaughtMail.id))
-        rows = session.exec(query).all()
-        raws = [(r.recipient, r.kind, r.raw) for r in rows]
-    out = []
-    for to, k, raw in raws:
-        if recipient is not None and recipient not in to:
-            continue
-        if kind is not None and k != kind:
-            continue
-        out.append(email.message_from_string(raw, policy=email.policy.default))
-    return out  # type: ignore[return-value]
 
 
 def game_state(ctx: Any, game_id: str) -> dict[str, Any]:

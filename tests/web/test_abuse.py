@@ -16,7 +16,8 @@ from sqlmodel import select
 from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, Outbox
-from tests.support.games import PLAYERS, caught, db_id, new_game, seat_tokens
+from tests.support.games import PLAYERS, db_id, new_game, seat_tokens
+from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token, snapshot
 from tests.web.test_signin import ask_for_link, link_in
 

@@ -11,7 +11,8 @@ from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, MoveRecord
 from pbem.rules import CLANS
-from tests.support.games import PLAYERS, caught, new_game, seat_tokens, to_move
+from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
+from tests.support.messages import caught
 
 
 def bearer(token):

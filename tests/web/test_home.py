@@ -7,7 +7,7 @@ import re
 import pytest
 
 from pbem import services
-from tests.support.games import caught
+from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token, snapshot
 
 FORM = {

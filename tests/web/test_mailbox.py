@@ -9,7 +9,8 @@ import pytest
 
 from pbem.web.pages import autolink
 from tests.support.config import app_config
-from tests.support.games import caught, new_game
+from tests.support.games import new_game
+from tests.support.messages import caught
 
 
 @pytest.fixture

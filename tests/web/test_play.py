@@ -8,7 +8,8 @@ import re
 import pytest
 
 from pbem import services
-from tests.support.games import caught, db_id, finish, new_game, play, set_huts, to_move, two_village_position
+from tests.support.games import db_id, finish, new_game, play, set_huts, to_move, two_village_position
+from tests.support.messages import caught
 from tests.support.web import clan_marks, csrf_from, csrf_token, snapshot
 
 

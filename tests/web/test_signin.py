@@ -7,7 +7,8 @@ import re
 from datetime import timedelta
 
 from pbem import services
-from tests.support.games import caught, new_game
+from tests.support.games import new_game
+from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token, snapshot
 
 
