@@ -1,6 +1,6 @@
-"""Helpers for the page tests: the form token of a page or session, and what
-the markup ties to players; a snapshot of the database to show that a request
-changed nothing."""
+"""Helpers for the page tests: the form token of a page or session, asking for a
+sign-in link and reading it from the mail, what the markup ties to players; a
+snapshot of the database to show that a request changed nothing."""
 
 from __future__ import annotations
 
@@ -26,6 +26,22 @@ def csrf_token(client: Any, url: str = "/") -> str:
     response = client.get(url)
     assert response.status_code == 200, response.status_code
     return csrf_from(response.get_data(as_text=True))
+
+
+def ask_for_link(client: Any, ctx: Any, email: str = "ann@example.org") -> str:
+    """Ask for a sign-in link on the sign-in page; the page that answers."""
+    token = csrf_token(client, "/login")
+    response = client.post("/login", data={"csrf_token": token, "email": email})
+    assert response.status_code == 200
+    return response.get_data(as_text=True)
+
+
+def link_in(message: Any) -> str:
+    """The path of the sign-in link in a sign-in mail."""
+    text = message.get_body(preferencelist=("plain",)).get_content()
+    m = re.search(r"https://clans\.example(/signin/\S+)", text)
+    assert m, text
+    return m.group(1)
 
 
 def snapshot(ctx: Any) -> dict[str, list[tuple[Any, ...]]]:

@@ -18,8 +18,7 @@ from pbem.db import session_scope
 from pbem.models import Game, Outbox
 from tests.support.games import PLAYERS, db_id, new_game, seat_tokens
 from tests.support.messages import caught
-from tests.support.web import csrf_from, csrf_token, snapshot
-from tests.web.test_signin import ask_for_link, link_in
+from tests.support.web import ask_for_link, csrf_from, csrf_token, link_in, snapshot
 
 ENCODED = "=?utf-8?q?ceo=40bank.example=2c_cfo=40bank.example?=@attacker.example"
 
