@@ -7,9 +7,7 @@ which makes that a failure."""
 
 from __future__ import annotations
 
-import os
 import uuid
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -88,14 +86,6 @@ def redis_url() -> str:
     except redis.exceptions.ConnectionError as e:
         unavailable("Redis", e)
     return REDIS_URL
-
-
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    path = os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium")
-    if not Path(path).exists():
-        unavailable("Chromium", f"no browser at {path} (apt-get install chromium)")
-    return path
 
 
 @pytest.fixture

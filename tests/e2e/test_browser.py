@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pbem import services
-from tests.e2e.conftest import open_page
+from tests.support.browser import open_page
 from tests.support.games import new_game, set_huts, to_move, two_village_position
 
 pytestmark = pytest.mark.browser
