@@ -4,12 +4,13 @@ games, moves, the seat tokens, and made-up positions set straight in the databas
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from pbem import services, tokens
-from pbem.db import session_scope
+from pbem.db import as_utc, session_scope
 from pbem.models import Game, Seat
 from pbem.rules import classic_board
 
@@ -28,6 +29,22 @@ def db_id(where: Any, public_id: str) -> int:
         return where.exec(query).one()  # type: ignore[return-value]
     with session_scope(where.engine) as session:
         return session.exec(query).one()  # type: ignore[return-value]
+
+
+def deadline(ctx: Any, game_id: str) -> datetime:
+    """When the turn of the game's player to move runs out."""
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, db_id(session, game_id))
+        assert game is not None and game.deadline is not None
+        return as_utc(game.deadline)  # type: ignore[return-value]
+
+
+EMAILS = {p["name"]: p["email"] for p in PLAYERS}
+
+
+def email_of(view: dict[str, Any]) -> str:
+    """The address of the player whose view this is."""
+    return EMAILS[view["you"]]
 
 
 def seat_tokens(ctx: Any, game_id: str) -> list[str]:
