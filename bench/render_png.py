@@ -16,7 +16,7 @@ from pbem.drawing.picture import board_png
 from pbem.rules.board import classic_board
 
 #: Half the territories empty, stacks of 2 to 9, three villages, last move 33 -> 32
-#: (the same position as tests/drawing/test_picture.py).
+#: (the same position as MID_GAME in tests/support/views.py, drawn by tests/drawing/test_picture.py).
 MID_GAME: dict[str, Any] = {
     "huts": {
         "3": {"red": 2, "yellow": 1, "green": 2, "blue": 1, "black": 1},

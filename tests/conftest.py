@@ -7,30 +7,15 @@ which makes that a failure."""
 
 from __future__ import annotations
 
-import os
 import uuid
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 from sqlalchemy import text
 
 from pbem.db import make_engine, upgrade
-
-POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-REDIS_URL = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
-REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
-SECRET = "test-secret-key-of-at-least-32-characters"
-BASE_URL = "https://clans.example"
-TABLES = ["caught_mail", "outbox", "move", "login", "seat", "game", "suppression"]
-
-
-def unavailable(what: str, why: object) -> None:
-    """Skip, or fail when the services are required."""
-    message = f"{what} not reachable, skipped: {why}"
-    if REQUIRE:
-        pytest.fail(message + " (PBEM_REQUIRE_SERVICES=1)")
-    pytest.skip(message)
+from tests.support.config import POSTGRES_ADMIN, REDIS_URL, TABLES, app_config, unavailable
+from tests.support.smtp import SmtpServer
 
 
 @pytest.fixture(scope="session")
@@ -73,19 +58,6 @@ def database_url(request: pytest.FixtureRequest) -> str:
     return url
 
 
-def app_config(database_url: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "DATABASE_URL": database_url,
-        "SECRET_KEY": SECRET,
-        "BASE_URL": BASE_URL,
-        "BROKER_URL": "",
-        "SMTP_HOST": "",
-        "MAILBOX": False,
-        "TESTING": True,
-        **extra,
-    }
-
-
 @pytest.fixture
 def app(database_url: str) -> Iterator[Any]:
     from pbem.web import create_app
@@ -116,9 +88,10 @@ def redis_url() -> str:
     return REDIS_URL
 
 
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    path = os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium")
-    if not Path(path).exists():
-        unavailable("Chromium", f"no browser at {path} (apt-get install chromium)")
-    return path
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    """A real SMTP server on a free port for the test (the mail and Celery tests)."""
+    server = SmtpServer()
+    server.start()
+    yield server
+    server.stop()

@@ -11,7 +11,7 @@ from pbem.rules.tables import CLANS
 from pbem.rules.views import public_view
 from pbem.web.pages import when
 from pbem.words import describe_history, describe_village, end_text, when_text
-from tests.rules._support import huts, make_board, make_game, pairs_adjacency, path_adjacency
+from tests.support.rules import huts, make_board, make_game, pairs_adjacency, path_adjacency
 
 
 # -- the history in words -----------------------------------------------------------------

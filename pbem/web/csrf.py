@@ -1,50 +1,54 @@
-"""Cross-site request forgery protection for the pages' forms.
+"""Cross-site request forgery protection for the pages' forms: Flask-WTF's
+``CSRFProtect``.
 
-Each browser session holds a random token (in Flask's signed session cookie);
-every form carries it in a hidden field and every POST outside the API must
-echo it.  The API is exempt: it authenticates with a bearer token, which a
-cross-site form cannot send."""
+Each browser session holds a random secret (in Flask's signed session cookie);
+every form carries a token signed from it (``csrf_token()`` in the templates) in
+a hidden field, and every POST must echo it, except:
+
+- the API (its blueprint): it authenticates with a bearer token, which a
+  cross-site form cannot send;
+- the RFC 8058 one-click unsubscribe: mail clients POST without cookies; the seat
+  token in the address authenticates, and all it can do is stop mail;
+- a request no view will run (no route matched, or not its method; API paths
+  too): Flask-WTF checks nothing without an endpoint, so its 404 or 405, with
+  the Allow header, stands.
+
+A missing or wrong token raises ``CSRFError``, which :mod:`pbem.web.errors`
+answers with the 400 page."""
 
 from __future__ import annotations
 
-import hmac
-import secrets
+from flask import Flask
+from flask_wtf.csrf import CSRFProtect
 
-from flask import Flask, abort, request, session
-
-from .unsubscribe import ONE_CLICK_ENDPOINT
-
-FIELD = "csrf_token"
-
-
-def token() -> str:
-    if FIELD not in session:
-        session[FIELD] = secrets.token_urlsafe(32)
-    return str(session[FIELD])
-
-
-def _protect() -> None:
-    if request.method in ("GET", "HEAD", "OPTIONS"):
-        return
-    if request.blueprint == "api" or request.path.startswith("/api/"):
-        # Also API paths no route matched: they get the API's 404/405, not a form error.
-        return
-    if request.endpoint == ONE_CLICK_ENDPOINT:
-        # RFC 8058 one-click: mail clients POST without cookies; the seat token
-        # in the address authenticates, and all it can do is stop mail.
-        return
-    if request.routing_exception is not None:
-        return  # no view will run (pages too): their 404 or 405, with its Allow header, stands
-    sent = request.form.get(FIELD, "")
-    expected = session.get(FIELD, "")
-    if not expected or not hmac.compare_digest(str(sent), str(expected)):
-        abort(400, description="This form has expired or did not come from this site. "
-                               "Go back, reload the page and try again.")
+from . import api, unsubscribe
 
 
 def init_app(app: Flask) -> None:
-    app.before_request(_protect)
-    app.jinja_env.globals["csrf_token"] = token
+    app.config.update(
+        # No time limit of its own: a token is good for as long as the session
+        # that holds its secret.  A play page left open for a day (turns last
+        # days; a signed-in session SESSION_DAYS) must still submit its move,
+        # and a signed token outlives nothing: without the session cookie it is
+        # worthless.  Flask-WTF's default (an hour) would refuse such a move.
+        WTF_CSRF_TIME_LIMIT=None,
+        # The token comes from the form field only: no page sends it in a header.
+        WTF_CSRF_HEADERS=[],
+        # Off: on HTTPS, Flask-WTF's strict mode also wants a Referer naming
+        # https://<Host header>/.  That refuses every POST behind a reverse proxy
+        # that passes its upstream's name as Host (TRUSTED_PROXIES trusts only
+        # X-Forwarded-For and -Proto, so request.host is what the proxy sent),
+        # and every POST from a browser that sends no Referer: the pages that
+        # hold a token in their address ask for none (Referrer-Policy:
+        # no-referrer, security.py), and privacy settings strip it.  What the
+        # check adds, a cookie planted over plain HTTP, HSTS already rules out
+        # (security.py), and the session cookie is signed; the token and
+        # SameSite=Lax stop cross-site forms.
+        WTF_CSRF_SSL_STRICT=False,
+    )
+    protect = CSRFProtect(app)
+    protect.exempt(api.bp)
+    protect.exempt(unsubscribe.unsubscribe)  # the one-click endpoint, unsubscribe.ONE_CLICK_ENDPOINT
     # Set, not defaulted: Flask's own config already has both keys.
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_HTTPONLY"] = True

@@ -6,9 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
+from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from ..errors import RateLimited, ServiceError
+
+#: The answer (400) to a POST whose form token is missing or wrong (csrf.py).
+FORM_EXPIRED = "This form has expired or did not come from this site. Go back, reload the page and try again."
 
 
 def _wants_json() -> bool:
@@ -28,6 +32,11 @@ def init_app(app: Flask) -> None:
         if isinstance(e, RateLimited):
             return response, status, {"Retry-After": str(e.retry_after)}
         return response, status
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(e: CSRFError) -> Any:
+        # Flask-WTF's reason ("The CSRF token is missing.") is for the log, not the reader.
+        return error_response("bad-request", FORM_EXPIRED, 400)
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException) -> Any:

@@ -11,7 +11,7 @@ from pbem.drawing.picture import board_png
 from pbem.rules.board import Board, classic_board
 from pbem.drawing.layout import lay_out
 from pbem.drawing.style import CLAN_COLOURS, LAST_MOVE, TERRAIN_COLOURS, TOKEN_R
-from tests.sample_views import MID_GAME, start_view
+from tests.support.views import MID_GAME, start_view
 
 
 

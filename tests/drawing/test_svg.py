@@ -13,7 +13,7 @@ from pbem.drawing.style import CLAN_COLOURS, LAST_MOVE, TERRAIN_COLOURS
 from pbem.drawing.svg import board_svg
 from pbem.rules.tables import CLANS
 
-from tests.sample_views import MID_GAME, start_view
+from tests.support.views import MID_GAME, start_view
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -1,9 +1,11 @@
-"""What the browser tests share: one live server and one headless Chromium per
-test module, and a helper that opens a page in a fresh browser context."""
+"""The browser tests' fixtures: one live server and one headless Chromium per
+test module (tests/support/browser.py opens a page in a fresh browser context)."""
 
 from __future__ import annotations
 
+import os
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterator
 
@@ -11,10 +13,8 @@ import pytest
 from werkzeug.serving import make_server
 
 from pbem.db import upgrade
-from tests.conftest import app_config
-
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+from tests.support.browser import ARGS
+from tests.support.config import app_config, unavailable
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,14 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         app.extensions["pbem"].engine.dispose()
 
 
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium")
+    if not Path(path).exists():
+        unavailable("Chromium", f"no browser at {path} (apt-get install chromium)")
+    return path
+
+
 @pytest.fixture(scope="module")
 def browser(chromium: str) -> Iterator[Any]:
     playwright = pytest.importorskip("playwright.sync_api")
@@ -53,21 +61,3 @@ def browser(chromium: str) -> Iterator[Any]:
             yield b
         finally:
             b.close()
-
-
-def open_page(browser: Any, url: str, *, width: int = 1280, height: int = 900, js: bool = True,
-              timezone: str = "UTC", status: int | None = 200) -> Any:
-    """A new context and page at ``url``; ``status`` is the answer expected
-    (``None``: any)."""
-    context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=js,
-                                  device_scale_factor=2 if width < 600 else 1, timezone_id=timezone,
-                                  locale="en-GB")
-    page = context.new_page()
-    page.errors = []  # type: ignore[attr-defined]
-    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))  # type: ignore[attr-defined]
-    page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
-    response = page.goto(url)
-    assert response is not None
-    if status is not None:
-        assert response.status == status, (url, response.status)
-    return page

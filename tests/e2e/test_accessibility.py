@@ -23,9 +23,9 @@ from pbem import clock, services
 from pbem.db import as_utc, session_scope
 from pbem.errors import RateLimited
 from pbem.models import CaughtMail, Game
-from tests.e2e.conftest import open_page
-from tests.support import caught, seat_tokens, to_move
-from tests.web.helpers import finish
+from tests.support.browser import open_page
+from tests.support.games import finish, seat_tokens, to_move
+from tests.support.messages import caught
 
 pytestmark = pytest.mark.browser
 

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from pbem import services
-from tests.e2e.conftest import open_page
-from tests.support import new_game, to_move
-from tests.web.helpers import set_huts, two_village_position
+from tests.support.browser import open_page
+from tests.support.games import new_game, set_huts, to_move, two_village_position
 
 pytestmark = pytest.mark.browser
 

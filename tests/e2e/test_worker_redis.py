@@ -22,9 +22,11 @@ from pbem import services
 from pbem.db import session_scope
 from pbem.models import Outbox
 from pbem.rules.tables import CLANS
-from tests.conftest import BASE_URL, SECRET
-from tests.mail.smtpd import SmtpServer, frozen_clock, parts, smtp  # noqa: F401
-from tests.support import PLAYERS, new_game, seat_tokens, to_move
+from tests.support.clock import frozen_clock
+from tests.support.config import BASE_URL, SECRET
+from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
+from tests.support.messages import parts
+from tests.support.smtp import SmtpServer
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAILS = {p["name"]: p["email"] for p in PLAYERS}

@@ -1,3 +1,24 @@
-"""The mail tests' fixtures: a real SMTP server and an app that mails through it."""
+"""The mail tests' fixtures: an app that mails through the real SMTP server."""
 
-from tests.mail.smtpd import sctx, smtp, smtp_app  # noqa: F401
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+from tests.support.smtp import SmtpServer
+
+
+@pytest.fixture
+def smtp_app(database_url: str, smtp: SmtpServer) -> Iterator[Any]:
+    """The app on each database backend, mailing through the real SMTP server."""
+    from pbem.web import create_app
+
+    app = create_app(smtp.config(database_url))
+    yield app
+    app.extensions["pbem"].engine.dispose()
+
+
+@pytest.fixture
+def sctx(smtp_app: Any) -> Any:
+    return smtp_app.extensions["pbem"]

@@ -19,9 +19,9 @@ from pbem.mail import delivery
 from pbem.mail.compose import compose
 from pbem.mail.transport import transport_for
 from pbem.models import Outbox
-from tests.conftest import POSTGRES_ADMIN
-from tests.mail.smtpd import frozen_clock
-from tests.support import db_id, PLAYERS, new_game, seat_tokens, to_move
+from tests.support.clock import frozen_clock
+from tests.support.config import POSTGRES_ADMIN
+from tests.support.games import PLAYERS, db_id, new_game, seat_tokens, to_move
 
 
 def _claim(ctx: Any, outbox_id: int) -> int | None:

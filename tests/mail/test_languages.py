@@ -19,8 +19,10 @@ from pbem.models import Game, Outbox, Seat
 from pbem.outbox import enqueue
 from pbem.rules.tables import CLANS
 from pbem.words import Words
-from tests.mail.smtpd import frozen_clock, parts
-from tests.support import db_id, english_left, play, seat_tokens, to_move
+from tests.support.clock import frozen_clock
+from tests.support.games import db_id, play, seat_tokens, to_move
+from tests.support.messages import parts
+from tests.support.text import english_left
 
 FOUR = [
     {"name": "Anna", "email": "anna@example.org", "language": "hu", "time_zone": "Europe/Budapest"},

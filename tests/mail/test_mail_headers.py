@@ -21,8 +21,8 @@ from pbem.mail.compose import compose
 from pbem.mail.transport import wire_bytes
 from pbem.models import Game, Outbox, Seat
 from pbem.outbox import enqueue
-from tests.mail.smtpd import frozen_clock
-from tests.support import db_id, new_game, play, to_move
+from tests.support.clock import frozen_clock
+from tests.support.games import db_id, new_game, play, to_move
 
 #: A base URL as long as a deployment's might be: 150+ characters of path.
 LONG_BASE = "https://clans.example/" + "/".join(["a-rather-long-path-segment"] * 7)

@@ -14,9 +14,11 @@ from sqlmodel import col, select
 from pbem import clock, services
 from pbem.db import session_scope
 from pbem.models import Outbox, Seat
-from tests.conftest import BASE_URL
-from tests.mail.smtpd import Received, frozen_clock, parts
-from tests.support import PLAYERS, db_id, new_game, play, seat_tokens, to_move
+from tests.support.clock import frozen_clock
+from tests.support.config import BASE_URL
+from tests.support.games import PLAYERS, db_id, new_game, play, seat_tokens, to_move
+from tests.support.messages import parts
+from tests.support.smtp import Received
 
 SEAT_LINK = re.compile(re.escape(BASE_URL) + r"/play/([A-Za-z0-9_-]+)")
 SIGNIN_LINK = re.compile(re.escape(BASE_URL) + r"/signin/([A-Za-z0-9_-]+)")

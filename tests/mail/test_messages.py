@@ -5,25 +5,9 @@ from __future__ import annotations
 
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import parseaddr
 
-from pbem.mail import messages
 from pbem.mail.transport import wire_bytes
-
-PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
-
-
-def login_message(recipient: str = "zoe@example.org", *, name: str = "abc",
-                  message_id: str = "<1.login@clans.example>", picture: bytes | None = PNG) -> EmailMessage:
-    """A sign-in mail (its templates need the least context; its text and HTML carry
-    ``name`` in the link), with ``picture`` as if it were a board.  ``recipient``
-    may be written ``Name <address>``: the envelope gets the address alone, as the
-    outbox stores it (the To header names nobody but the address)."""
-    envelope = messages.Envelope(sender="Clans <clans@clans.example>", recipient=parseaddr(recipient)[1],
-                                 message_id=message_id, kind="login")
-    context = {"link": f"https://clans.example/login/{name}", "minutes": 30,
-               "base_url": "https://clans.example", "kind": "login"}
-    return messages.build(envelope, context, picture=picture)
+from tests.support.messages import PNG, login_message
 
 
 def _wire(message: EmailMessage) -> EmailMessage:

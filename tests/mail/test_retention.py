@@ -15,9 +15,10 @@ from pbem import clock, errors, services
 from pbem.db import session_scope
 from pbem.models import CaughtMail, Game, Login, Outbox
 from pbem.tasks import beat_schedule
-from tests.mail.smtpd import frozen_clock
-from tests.support import PLAYERS, caught, db_id, new_game, play, seat_tokens
-from tests.web.helpers import csrf_token
+from tests.support.clock import frozen_clock
+from tests.support.games import PLAYERS, db_id, new_game, play, seat_tokens
+from tests.support.messages import caught
+from tests.support.web import csrf_token
 
 NOTHING = {"games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0}
 

@@ -19,8 +19,9 @@ from pbem.mail.compose import compose
 from pbem.models import Game, Outbox, Seat
 from pbem.outbox import enqueue
 from pbem.rules.tables import CLANS
-from tests.mail.smtpd import frozen_clock, parts
-from tests.support import db_id, new_game, play, to_move
+from tests.support.clock import frozen_clock
+from tests.support.games import db_id, new_game, play, to_move
+from tests.support.messages import parts
 
 SECRET_KINDS = ["invite", "turn", "reminder", "deadline", "digest"]
 

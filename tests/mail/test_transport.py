@@ -10,8 +10,8 @@ from typing import Iterator
 import pytest
 
 from pbem.mail.transport import PermanentFailure, SmtpTransport, wire_bytes
-from tests.mail.smtpd import SmtpServer
-from tests.mail.test_messages import login_message
+from tests.support.messages import login_message
+from tests.support.smtp import SmtpServer
 
 
 def test_wire_bytes_are_what_the_standard_generator_writes() -> None:

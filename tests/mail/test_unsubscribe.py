@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pbem import services
-from tests.support import caught, new_game, play, to_move
+from tests.support.games import new_game, play, to_move
+from tests.support.messages import caught
 
 ONE_CLICK = {"data": "List-Unsubscribe=One-Click", "content_type": "application/x-www-form-urlencoded"}
 

@@ -14,7 +14,7 @@ from pbem.rules.board import Board, classic_board, load_board
 from pbem.rules.errors import InvalidBoard, InvalidRecord
 from pbem.rules.tables import CLANS, TERRAINS
 
-from ._support import board_data, path_adjacency
+from tests.support.rules import board_data, path_adjacency
 
 SHARED_BOARD = Path("/work/shared/boards/classic.json")
 

@@ -13,7 +13,7 @@ from pbem.rules.game import Game
 from pbem.rules.move import Move
 from pbem.rules.playout import autopilot_match
 
-from ._support import huts, make_board, make_game, pairs_adjacency
+from tests.support.rules import huts, make_board, make_game, pairs_adjacency
 
 NAMES = ("ann", "bob", "cid", "dee")
 

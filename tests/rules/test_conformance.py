@@ -11,7 +11,7 @@ import pytest
 
 from pbem.rules.record import RESULT_FORMAT, replay, replay_text
 
-from ._support import CODES, RESULT_KEYS, run_cli
+from tests.support.rules import CODES, RESULT_KEYS, run_cli
 
 DATA = Path(__file__).resolve().parents[1] / "conformance_data"
 VECTORS = sorted(DATA.glob("*.json"))

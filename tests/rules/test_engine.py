@@ -15,7 +15,7 @@ from pbem.rules.game import _EPOCH_OF, _VALUE, Game, Village
 from pbem.rules.playout import random_game
 from pbem.rules.tables import TERRAINS, VILLAGE_CHIPS, epoch_of_village, village_value
 
-from ._support import huts, make_board, path_adjacency
+from tests.support.rules import huts, make_board, path_adjacency
 
 
 def odd_board() -> Board:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ._support import REPO
+from tests.support.rules import REPO
 
 RULES = REPO / "pbem" / "rules"
 MODULES = sorted(RULES.glob("*.py"))

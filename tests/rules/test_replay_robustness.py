@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pbem.rules.record import replay, replay_text
 from pbem.rules.tables import CLANS, TERRAINS
 
-from ._support import CODES, RESULT_KEYS, board_data, path_adjacency, run_cli, strict_json
+from tests.support.rules import CODES, RESULT_KEYS, board_data, path_adjacency, run_cli, strict_json
 
 BOARD = board_data(path_adjacency(3))
 VALID: dict[str, Any] = {

@@ -14,7 +14,7 @@ from pbem.rules.move import Move
 from pbem.rules.record import replay
 from pbem.rules.tables import CLANS, EPOCHS, TERRAINS, epoch_of_village, village_value
 
-from ._support import (
+from tests.support.rules import (
     CODES,
     board_data,
     huts,

@@ -15,7 +15,7 @@ from pbem.rules.record import result
 from pbem.rules.tables import CLANS
 from pbem.rules.views import player_view, public_view, view_for
 
-from ._support import make_board, make_game, pairs_adjacency, path_adjacency
+from tests.support.rules import make_board, make_game, pairs_adjacency, path_adjacency
 
 NAMES = ("ann", "bob", "cid", "dee")
 

@@ -11,8 +11,8 @@ from alembic import command
 
 from pbem.db import alembic_config
 from pbem.rules.record import replay
-from tests.conftest import SECRET
-from tests.support import new_game, play
+from tests.support.config import SECRET
+from tests.support.games import new_game, play
 
 
 def pbem(*args: str, env: dict[str, str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

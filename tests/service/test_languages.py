@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from pbem import errors, services
 from pbem.db import session_scope
 from pbem.models import Outbox, Seat
-from tests.support import seat_tokens
+from tests.support.games import seat_tokens
 
 FOUR = [
     {"name": "Anna", "email": "anna@example.org", "language": "hu", "time_zone": "Europe/Budapest"},

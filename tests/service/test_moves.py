@@ -12,7 +12,8 @@ from pbem import errors, services
 from pbem.db import session_scope
 from pbem.models import Game, MoveRecord, Outbox
 from pbem.rules.record import replay
-from tests.support import db_id, PLAYERS, caught, new_game, play, to_move
+from tests.support.games import PLAYERS, db_id, new_game, play, to_move
+from tests.support.messages import caught
 
 
 def _snapshot(ctx, game_id):

@@ -1,7 +1,8 @@
 """Sign-in links go only to the exact address that has games."""
 
 from pbem import services
-from tests.support import caught, new_game
+from tests.support.games import new_game
+from tests.support.messages import caught
 
 
 def test_wildcards_in_an_address_match_nobody_else(ctx):

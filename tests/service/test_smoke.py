@@ -1,5 +1,6 @@
 from pbem import services
-from tests.support import caught, new_game, play, to_move
+from tests.support.games import new_game, play, to_move
+from tests.support.messages import caught
 
 
 def test_game_starts_and_moves(ctx):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pbem.config import DEV_SECRET_KEY, UnsafeConfig, check_safe, is_loopback, load_config
-from tests.conftest import SECRET
+from tests.support.config import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = {"PBEM_BASE_URL": "https://clans.example", "PBEM_SMTP_HOST": "mail.example",

@@ -16,9 +16,9 @@ from sqlmodel import select
 from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, Outbox
-from tests.support import PLAYERS, caught, db_id, new_game, seat_tokens
-from tests.web.helpers import csrf_from, csrf_token, snapshot
-from tests.web.test_signin import ask_for_link, link_in
+from tests.support.games import PLAYERS, db_id, new_game, seat_tokens
+from tests.support.messages import caught
+from tests.support.web import ask_for_link, csrf_from, csrf_token, link_in, snapshot
 
 ENCODED = "=?utf-8?q?ceo=40bank.example=2c_cfo=40bank.example?=@attacker.example"
 
@@ -145,7 +145,7 @@ def test_requests_at_the_same_moment_cannot_all_pass_a_limit(app: Any, redis_url
 
     from pbem.errors import RateLimited
     from pbem.web import create_app
-    from tests.conftest import app_config
+    from tests.support.config import app_config
 
     shared = create_app(app_config(app.config["DATABASE_URL"], RATELIMIT_STORAGE_URL=redis_url))
     limit = shared.extensions["pbem"].limit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from sqlmodel import select
@@ -11,7 +12,8 @@ from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, MoveRecord
 from pbem.rules import CLANS
-from tests.support import PLAYERS, caught, new_game, seat_tokens, to_move
+from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
+from tests.support.messages import caught
 
 
 def bearer(token):
@@ -158,3 +160,18 @@ def test_openapi_document(client):
     assert doc["openapi"].startswith("3.")
     for path in ("/games", "/games/{id}", "/games/{id}/record", "/seat", "/seat/accept", "/seat/moves"):
         assert path in doc["paths"]
+
+
+def test_pause_via_the_api(client: Any, ctx: Any) -> None:
+    game_id, toks = new_game(ctx)
+    t, view = to_move(ctx, toks)
+    auth = {"Authorization": f"Bearer {t}"}
+    ok = client.post("/api/v1/seat/pause", json={"days": 2}, headers=auth)
+    assert ok.status_code == 200 and ok.json["vacation_days_left"] == 5
+    assert ok.json["players"][view["seat"]]["paused_until"]
+    too_many = client.post("/api/v1/seat/pause", json={"days": 6}, headers=auth)
+    assert too_many.status_code == 422 and too_many.json["error"]["code"] == "invalid-days"
+    assert client.post("/api/v1/seat/pause", json={"days": 1},
+                       headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert client.post("/api/v1/seat/pause", json={}, headers=auth).status_code == 422
+    assert services.seat_view(ctx, t)["vacation_days_left"] == 5

@@ -37,8 +37,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from pbem import errors, services
-from tests.conftest import app_config
-from tests.support import new_game, play
+from tests.support.config import app_config
+from tests.support.games import new_game, play
 
 # Valid and invalid data for each operation, bounded so that the file runs in seconds.
 MAX_EXAMPLES = 30

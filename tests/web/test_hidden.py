@@ -7,8 +7,8 @@ import re
 
 from pbem import services
 from pbem.rules.tables import CLANS
-from tests.support import new_game, play, to_move
-from tests.web.helpers import clan_marks, finish, game_state, set_state
+from tests.support.games import finish, game_state, new_game, play, set_state, to_move
+from tests.support.web import clan_marks
 
 
 def _players_section(page: str) -> str:
@@ -17,8 +17,17 @@ def _players_section(page: str) -> str:
     return m.group(1)
 
 
+#: The value of a form's hidden CSRF field.
+_FORM_TOKEN = re.compile(r'(name="csrf_token" value=")[^"]*(")')
+
+
 def _main(page: str) -> str:
-    return page.split('<main', 1)[1].split('</main>', 1)[0]
+    """The page's <main>, with the CSRF field's value blanked out: the token is
+    signed at each render (Flask-WTF puts the time in it), so it changes from one
+    request to the next, and it is the browser session's, carrying no game
+    information."""
+    main = page.split('<main', 1)[1].split('</main>', 1)[0]
+    return _FORM_TOKEN.sub(r"\1\2", main)
 
 
 def test_each_seat_sees_its_own_clan_and_no_one_elses(client, ctx):

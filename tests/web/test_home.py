@@ -7,8 +7,8 @@ import re
 import pytest
 
 from pbem import services
-from tests.support import caught
-from tests.web.helpers import csrf_from, csrf_token, snapshot
+from tests.support.messages import caught
+from tests.support.web import csrf_from, csrf_token, snapshot
 
 FORM = {
     "name0": "Ann", "email0": "ann@example.org",

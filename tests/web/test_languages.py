@@ -11,8 +11,9 @@ from sqlmodel import col, select
 from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, Seat
-from tests.support import english_left, new_game, play, to_move
-from tests.web.helpers import csrf_token, finish, snapshot
+from tests.support.games import finish, new_game, play, to_move
+from tests.support.text import english_left
+from tests.support.web import csrf_token, snapshot
 
 
 def lang_of(page: str) -> str:

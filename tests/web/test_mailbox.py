@@ -8,8 +8,9 @@ from typing import Any, Iterator
 import pytest
 
 from pbem.web.pages import autolink
-from tests.conftest import app_config
-from tests.support import caught, new_game
+from tests.support.config import app_config
+from tests.support.games import new_game
+from tests.support.messages import caught
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from pbem import services
-from tests.support import db_id, caught, new_game, play, to_move
-from tests.web.helpers import (clan_marks, csrf_from, csrf_token, finish, set_huts, snapshot,
-                               two_village_position)
+from tests.support.games import db_id, finish, new_game, play, set_huts, to_move, two_village_position
+from tests.support.messages import caught
+from tests.support.web import clan_marks, csrf_from, csrf_token, snapshot
 
 
 def page_of(client, token):

@@ -13,9 +13,10 @@ from werkzeug.routing import Rule
 
 from pbem import services
 from pbem.web.security import CSP, HSTS
-from tests.conftest import app_config
-from tests.support import caught, new_game
-from tests.web.helpers import csrf_token
+from tests.support.config import app_config
+from tests.support.games import new_game
+from tests.support.messages import caught
+from tests.support.web import csrf_token
 
 LOCAL = "http://127.0.0.1:5000"
 NO_STORE = "private, no-store"

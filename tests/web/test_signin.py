@@ -7,22 +7,9 @@ import re
 from datetime import timedelta
 
 from pbem import services
-from tests.support import caught, new_game
-from tests.web.helpers import csrf_from, csrf_token, snapshot
-
-
-def ask_for_link(client, ctx, email="ann@example.org"):
-    token = csrf_token(client, "/login")
-    response = client.post("/login", data={"csrf_token": token, "email": email})
-    assert response.status_code == 200
-    return response.get_data(as_text=True)
-
-
-def link_in(message) -> str:
-    text = message.get_body(preferencelist=("plain",)).get_content()
-    m = re.search(r"https://clans\.example(/signin/\S+)", text)
-    assert m, text
-    return m.group(1)
+from tests.support.games import new_game
+from tests.support.messages import caught
+from tests.support.web import ask_for_link, csrf_from, csrf_token, link_in, snapshot
 
 
 def test_login_page(client):

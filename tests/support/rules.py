@@ -1,4 +1,5 @@
-"""Small builders shared by the rules tests: inline boards, games and records."""
+"""Small builders for the rules tests (and the words tests that need a board):
+inline boards, games and records, the refusal codes, the real `pbem` command."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""A real SMTP server for the mail tests: aiosmtpd on 127.0.0.1 and a free port,
-collecting every message it accepts (and refusing on demand)."""
+"""A real SMTP server for the tests: aiosmtpd on 127.0.0.1 and a free port,
+collecting every message it accepts (and refusing on demand).  The ``smtp``
+fixture (tests/conftest.py) starts one for a test."""
 
 from __future__ import annotations
 
@@ -10,12 +11,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 from aiosmtpd.controller import Controller
 
-from tests.conftest import app_config
+from tests.support.config import app_config
 
 
 def free_port() -> int:
@@ -99,68 +99,3 @@ class SmtpServer:
     def config(self, database_url: str, **extra: Any) -> dict[str, Any]:
         return app_config(database_url, SMTP_HOST=self.host, SMTP_PORT=self.port, MAILBOX=False,
                           SMTP_TIMEOUT=5.0, **extra)
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    server = SmtpServer()
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def smtp_app(database_url: str, smtp: SmtpServer) -> Iterator[Any]:
-    """The app on each database backend, mailing through the real SMTP server."""
-    from pbem.web import create_app
-
-    app = create_app(smtp.config(database_url))
-    yield app
-    app.extensions["pbem"].engine.dispose()
-
-
-@pytest.fixture
-def sctx(smtp_app: Any) -> Any:
-    return smtp_app.extensions["pbem"]
-
-
-class Clock:
-    """A settable ``ctx.now``."""
-
-    def __init__(self, start: Any) -> None:
-        self.at = start
-
-    def __call__(self) -> Any:
-        return self.at
-
-    def advance(self, **delta: float) -> Any:
-        from datetime import timedelta
-
-        self.at = self.at + timedelta(**delta)
-        return self.at
-
-
-def frozen_clock(ctx: Any) -> Clock:
-    """Replace the context's clock with one the test moves by hand."""
-    from pbem.models import utcnow
-
-    clock = Clock(utcnow())
-    ctx.now = clock
-    return clock
-
-
-def parts(message: EmailMessage) -> dict[str, Any]:
-    """The text, the HTML and the inline pictures (by Content-ID) of a message."""
-    out: dict[str, Any] = {"text": None, "html": None, "images": {}}
-    for part in message.walk():
-        ctype = part.get_content_type()
-        if part.is_multipart():
-            continue
-        if ctype == "text/plain":
-            out["text"] = part.get_content()
-        elif ctype == "text/html":
-            out["html"] = part.get_content()
-        elif ctype.startswith("image/"):
-            out["images"][str(part["Content-ID"]).strip("<>")] = (ctype, part.get_content())
-    return out
-

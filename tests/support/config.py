@@ -1,0 +1,38 @@
+"""The tests' settings: where the test services are, the secret and base address
+the test apps use, the tables a test database empties, and the app configuration
+built from them."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
+REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
+SECRET = "test-secret-key-of-at-least-32-characters"
+BASE_URL = "https://clans.example"
+TABLES = ["caught_mail", "outbox", "move", "login", "seat", "game", "suppression"]
+
+
+def unavailable(what: str, why: object) -> None:
+    """Skip, or fail when the services are required."""
+    message = f"{what} not reachable, skipped: {why}"
+    if REQUIRE:
+        pytest.fail(message + " (PBEM_REQUIRE_SERVICES=1)")
+    pytest.skip(message)
+
+
+def app_config(database_url: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": SECRET,
+        "BASE_URL": BASE_URL,
+        "BROKER_URL": "",
+        "SMTP_HOST": "",
+        "MAILBOX": False,
+        "TESTING": True,
+        **extra,
+    }
