@@ -12,6 +12,7 @@ import secrets
 
 from flask import Flask, abort, request, session
 
+from ..words import N_
 from .unsubscribe import ONE_CLICK_ENDPOINT
 
 FIELD = "csrf_token"
@@ -38,8 +39,8 @@ def _protect() -> None:
     sent = request.form.get(FIELD, "")
     expected = session.get(FIELD, "")
     if not expected or not hmac.compare_digest(str(sent), str(expected)):
-        abort(400, description="This form has expired or did not come from this site. "
-                               "Go back, reload the page and try again.")
+        abort(400, description=N_("This form has expired or did not come from this site. "
+                                  "Go back, reload the page and try again."))
 
 
 def init_app(app: Flask) -> None:
