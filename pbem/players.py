@@ -22,6 +22,9 @@ import unicodedata
 
 from email_validator import EmailNotValidError, validate_email
 
+from .errors import Worded
+from .words import N_
+
 MAX_NAME = 40
 MAX_ADDRESS = 254
 #: Unicode categories a name may not contain: controls, format characters
@@ -36,30 +39,30 @@ _DOTS = str.maketrans({ch: "." for ch in LOOKALIKE_DOTS})
 _BRACKETED_DOT = re.compile(r"\s*[\[\(\{]\s*(?:\.|dot)\s*[\]\)\}]\s*", re.IGNORECASE)
 
 
-class BadName(ValueError):
-    pass
+class BadName(Worded, ValueError):
+    """What is wrong with a name, as a sentence to translate (:class:`pbem.errors.Worded`)."""
 
 
-class BadAddress(ValueError):
-    pass
+class BadAddress(Worded, ValueError):
+    """What is wrong with an address, as a sentence to translate."""
 
 
 def clean_name(raw: object) -> str:
     """The name as stored: NFC, trimmed, inner runs of spaces folded to one."""
     if not isinstance(raw, str):
-        raise BadName("a name is needed")
+        raise BadName(N_("a name is needed"))
     # Checked before spaces are folded: str.split() would quietly turn a line
     # separator (U+2028, U+0085) into a space.
     if any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in raw.strip(" ")):
-        raise BadName("a name may not contain control or invisible characters")
+        raise BadName(N_("a name may not contain control or invisible characters"))
     name = " ".join(unicodedata.normalize("NFC", raw).split(" ")).strip()
     name = " ".join(name.split())
     if not name:
-        raise BadName("a name is needed")
+        raise BadName(N_("a name is needed"))
     if len(name) > MAX_NAME:
-        raise BadName(f"a name may have at most {MAX_NAME} characters")
+        raise BadName(N_("a name may have at most %(max)d characters"), max=MAX_NAME)
     if _URL.search(_BRACKETED_DOT.sub(".", name.translate(_DOTS))):
-        raise BadName("a name may not contain a web address")
+        raise BadName(N_("a name may not contain a web address"))
     return name
 
 
@@ -67,22 +70,22 @@ def clean_address(raw: object) -> str:
     """The address as stored and mailed: validated, the domain normalised, the
     whole in lower case (so that look-ups by address are exact and indexed)."""
     if not isinstance(raw, str):
-        raise BadAddress("an email address is needed")
+        raise BadAddress(N_("an email address is needed"))
     text = raw.strip()
     if not text:
-        raise BadAddress("an email address is needed")
+        raise BadAddress(N_("an email address is needed"))
     if len(text) > MAX_ADDRESS:
-        raise BadAddress(f"an email address has at most {MAX_ADDRESS} characters")
+        raise BadAddress(N_("an email address has at most %(max)d characters"), max=MAX_ADDRESS)
     # email-validator accepts these inside a local part; a header parser may read
     # them as something else (an encoded word naming other people, a quoted string).
     if "=?" in text or any(ch in text for ch in "\"'\\<>,;:()[]") or \
             any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES or ch.isspace() for ch in text):
-        raise BadAddress(f"{text[:80]!r} is not a plain email address")
+        raise BadAddress(N_("%(address)s is not a plain email address"), address=repr(text[:80]))
     try:
         checked = validate_email(text, check_deliverability=False, allow_quoted_local=False,
                                  allow_domain_literal=False, allow_display_name=False)
     except EmailNotValidError:
-        raise BadAddress(f"{text[:80]!r} is not an email address") from None
+        raise BadAddress(N_("%(address)s is not an email address"), address=repr(text[:80])) from None
     return checked.normalized.lower()
 
 

@@ -34,6 +34,7 @@ from .rules.deal import deal_game
 from .rules.record import export_record
 from .rules.tables import MAX_PLAYERS, MIN_PLAYERS
 from .rules.views import player_view, public_view
+from .words import N_, n_
 
 MAIL_CHOICES = ("every", "digest", "none")
 MAX_TURN_HOURS = 24 * 30
@@ -51,7 +52,7 @@ def seat_token(ctx: Context, seat: Seat) -> str:
 
 
 def _refuse_seat_token() -> NoReturn:
-    raise errors.Unauthorized("this seat link is not valid: check that you copied the whole link")
+    raise errors.Unauthorized(N_("this seat link is not valid: check that you copied the whole link"))
 
 
 # Every seat of a game with the game, in seat order: one query rather than one for
@@ -151,7 +152,7 @@ def _game_by_public_id(session: Session, public_id: object) -> Game:
     if tokens.is_public_id(public_id):
         game = session.exec(select(Game).where(Game.public_id == public_id)).first()
     if game is None:
-        raise errors.NotFound(f"there is no game {str(public_id)[:40]}")
+        raise errors.NotFound(N_("there is no game %(game)s"), game=str(public_id)[:40])
     return game
 
 
@@ -169,7 +170,8 @@ def export_game(ctx: Context, public_id: object) -> dict[str, Any]:
         game = _game_by_public_id(session, public_id)
         rules = _rules_game(game)
         if rules is None:
-            raise errors.Conflict(f"game {public_id} has not started: it has no record yet", code="not-started")
+            raise errors.Conflict(N_("game %(game)s has not started: it has no record yet"), game=public_id,
+                                  code="not-started")
         return export_record(rules, reveal=rules.is_over())
 
 
@@ -190,36 +192,40 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
     (:mod:`pbem.players` says what is allowed), and optionally a ``language``
     (else ``default_language``) and a ``time_zone``.  The first is the one starting it."""
     if not isinstance(raw, list) or not MIN_PLAYERS <= len(raw) <= MAX_PLAYERS:
-        raise errors.Invalid(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players", code="invalid-players")
+        raise errors.Invalid(N_("a game needs %(min)d to %(max)d players"), min=MIN_PLAYERS, max=MAX_PLAYERS,
+                             code="invalid-players")
     out = []
     for n, p in enumerate(raw, 1):
         if not isinstance(p, dict):
-            raise errors.Invalid(f"player {n}: expected a name and an email", code="invalid-players",
-                                 player=n, field="name")
+            raise errors.Invalid(N_("player %(number)d: expected a name and an email"), number=n,
+                                 code="invalid-players", player=n, field="name")
         try:
             name = clean_name(p.get("name"))
         except BadName as e:
-            raise errors.Invalid(f"player {n}: {e}", code="invalid-players", player=n, field="name") from None
+            raise errors.Invalid(N_("player %(number)d: %(problem)s"), number=n, problem=e, code="invalid-players",
+                                 player=n, field="name") from None
         try:
             email = clean_address(p.get("email"))
         except BadAddress as e:
-            raise errors.Invalid(f"player {n}: {e}", code="invalid-email", player=n, field="email") from None
+            raise errors.Invalid(N_("player %(number)d: %(problem)s"), number=n, problem=e, code="invalid-email",
+                                 player=n, field="email") from None
         try:
             language = clean_language(p.get("language") or default_language)
         except UnknownLanguage:
-            raise errors.Invalid(f"player {n}: the language must be one of {', '.join(LANGUAGES)}",
+            raise errors.Invalid(N_("player %(number)d: the language must be one of %(languages)s"), number=n,
+                                 languages=", ".join(LANGUAGES),
                                  code="invalid-language", player=n, field="language") from None
         zone_name = p.get("time_zone")
         try:
             zone_name = clean_time_zone(zone_name) if zone_name else None
         except UnknownTimeZone:
-            raise errors.Invalid(f"player {n}: the time zone must be an IANA name such as Europe/Budapest",
-                                 code="invalid-time-zone", player=n, field="time_zone") from None
+            raise errors.Invalid(N_("player %(number)d: the time zone must be an IANA name such as Europe/Budapest"),
+                                 number=n, code="invalid-time-zone", player=n, field="time_zone") from None
         out.append(NewPlayer(name, email, language, zone_name))
     if len({p.email.lower() for p in out}) != len(out):
-        raise errors.Invalid("every player needs an email address of their own", code="invalid-players")
+        raise errors.Invalid(N_("every player needs an email address of their own"), code="invalid-players")
     if len({p.name.lower() for p in out}) != len(out):
-        raise errors.Invalid("every player needs a different name", code="invalid-players")
+        raise errors.Invalid(N_("every player needs a different name"), code="invalid-players")
     return out
 
 
@@ -234,7 +240,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
     request comes from the first player signed in, so every invitation goes now."""
     hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
-        raise errors.Invalid(f"turn time must be 1 to {MAX_TURN_HOURS} hours", code="invalid-turn-hours",
+        raise errors.Invalid(N_("turn time must be 1 to %(max)d hours"), max=MAX_TURN_HOURS, code="invalid-turn-hours",
                              field="turn_hours")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
@@ -288,7 +294,8 @@ def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
                          .where(col(Suppression.address_hash).in_(list(hashes)))).first()
     if found is not None:
         n = hashes[found]
-        raise errors.Invalid(f"player {n}: {players[n - 1].email} has asked us never to send them mail",
+        raise errors.Invalid(N_("player %(number)d: %(email)s has asked us never to send them mail"), number=n,
+                             email=players[n - 1].email,
                              code="suppressed", player=n, field="email")
 
 
@@ -314,6 +321,11 @@ def never_mail(ctx: Context, token: object) -> None:
         session.add(seat)
 
 
+#: Why an invitation can no longer be accepted, by the game's status.
+_GAME_IS = {"active": N_("this game is active"), "finished": N_("this game is finished"),
+            "expired": N_("this game is expired")}
+
+
 def accept(ctx: Context, token: object) -> dict[str, Any]:
     """Accept the invitation; the last acceptance deals and starts the game."""
     now = ctx.now()
@@ -322,7 +334,8 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
         if seat.accepted_at is not None:  # accepting twice is accepting once
             return game_view(ctx, game, seats, seat)
         if game.status != "invited":
-            raise errors.Conflict(f"this game is {game.status}", code="game-over")
+            raise errors.Conflict(_GAME_IS.get(game.status, N_("this game is %(status)s")), status=game.status,
+                                  code="game-over")
         seat.accepted_at = now
         session.add(seat)
         session.flush()
@@ -408,7 +421,7 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
     ``ply``; returns the mover's new view.  Resubmitting a move that was already
     accepted returns the current view and changes nothing."""
     if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-        raise errors.BadRequest("ply must be the number of moves you saw (a whole number)", code="bad-request")
+        raise errors.BadRequest(N_("ply must be the number of moves you saw (a whole number)"), code="bad-request")
     try:
         parsed = Move.parse(move, strict=strict)
     except RulesError as e:
@@ -417,20 +430,21 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
         if game.status == "invited":
-            raise errors.Conflict("the game starts when every player has accepted", code="not-started")
+            raise errors.Conflict(N_("the game starts when every player has accepted"), code="not-started")
         if ply != game.ply:
             if ply < game.ply and _already_played(session, game, seat, ply, parsed, order):
                 return game_view(ctx, game, seats, seat)
         if game.status != "active":
-            raise errors.Conflict("the game is over", code="game-over")
+            raise errors.Conflict(N_("the game is over"), code="game-over")
         if ply != game.ply:
             raise errors.Conflict(
-                f"the game has moved on: you saw move {ply}, it is now at move {game.ply}; "
-                "reload to see the new position", code="stale")
+                N_("the game has moved on: you saw move %(seen)d, it is now at move %(ply)d; "
+                   "reload to see the new position"), seen=ply, ply=game.ply, code="stale")
         rules = _rules_game(game)
         assert rules is not None
         if rules.turn != seat.position:
-            raise errors.Conflict(f"it is {seats[rules.turn].name}'s turn, not yours",  # type: ignore[index]
+            raise errors.Conflict(N_("it is %(name)s's turn, not yours"),
+                                  name=seats[rules.turn].name,  # type: ignore[index]
                                   code="not-your-turn")
         try:
             rules.push(parsed, order)  # type: ignore[arg-type]
@@ -438,7 +452,7 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
             raise errors.MoveRefused(e) from e
         outbox = _store_move(ctx, session, game, seats, seat, rules, parsed, order, now, autopilot=False)
         if outbox is None:
-            raise errors.Conflict("another move was stored first; reload to see it", code="stale")
+            raise errors.Conflict(N_("another move was stored first; reload to see it"), code="stale")
         if seat.autopilot_streak:
             seat.autopilot_streak = 0
             session.add(seat)
@@ -495,7 +509,8 @@ def _already_played(session: Session, game: Game, seat: Seat, ply: int, move: Mo
 def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
     """Choose turn mail: every turn, a daily digest, or none."""
     if choice not in MAIL_CHOICES:
-        raise errors.Invalid(f"mail must be one of {', '.join(MAIL_CHOICES)}", code="invalid-mail")
+        raise errors.Invalid(N_("mail must be one of %(choices)s"), choices=", ".join(MAIL_CHOICES),
+                             code="invalid-mail")
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
         seat.mail = str(choice)
@@ -509,12 +524,12 @@ def set_language(ctx: Context, token: object, language: object, time_zone: objec
     try:
         code = clean_language(language)
     except UnknownLanguage:
-        raise errors.Invalid(f"the language must be one of {', '.join(LANGUAGES)}",
+        raise errors.Invalid(N_("the language must be one of %(languages)s"), languages=", ".join(LANGUAGES),
                              code="invalid-language", field="language") from None
     try:
         zone_name = clean_time_zone(time_zone) if time_zone else None
     except UnknownTimeZone:
-        raise errors.Invalid("the time zone must be an IANA name such as Europe/Budapest",
+        raise errors.Invalid(N_("the time zone must be an IANA name such as Europe/Budapest"),
                              code="invalid-time-zone", field="time_zone") from None
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
@@ -536,7 +551,7 @@ def request_login(ctx: Context, email: object, language: str = DEFAULT_LANGUAGE)
     try:
         address = clean_address(email)  # checked like a player's
     except BadAddress:
-        raise errors.Invalid("that is not an email address", code="invalid-email") from None
+        raise errors.Invalid(N_("that is not an email address"), code="invalid-email") from None
     try:
         ctx.limit("LIMIT_LOGIN_MAIL", [address])
     except errors.RateLimited:
@@ -575,15 +590,15 @@ def login_link(ctx: Context, login: Login) -> str:
 
 def _login_for(session: Session, token: object, now: datetime) -> Login:
     if not tokens.well_formed(token):
-        raise errors.Unauthorized("this sign-in link is not valid", code="invalid-link")
+        raise errors.Unauthorized(N_("this sign-in link is not valid"), code="invalid-link")
     login = session.exec(select(Login).where(Login.token_hash == tokens.digest(str(token)))).first()
     if login is None:
-        raise errors.Unauthorized("this sign-in link is not valid", code="invalid-link")
+        raise errors.Unauthorized(N_("this sign-in link is not valid"), code="invalid-link")
     if login.used_at is not None:
-        raise errors.Unauthorized("this sign-in link has been used already; ask for a new one",
+        raise errors.Unauthorized(N_("this sign-in link has been used already; ask for a new one"),
                                   code="used-link")
     if as_utc(login.expires_at) <= now:  # type: ignore[operator]
-        raise errors.Unauthorized("this sign-in link has expired; ask for a new one", code="expired-link")
+        raise errors.Unauthorized(N_("this sign-in link has expired; ask for a new one"), code="expired-link")
     return login
 
 
@@ -610,7 +625,7 @@ def use_login(ctx: Context, token: object) -> SignedIn:
             update(Login).where(col(Login.id) == login.id, col(Login.used_at).is_(None)).values(used_at=now)
         )
         if spent.rowcount != 1:  # type: ignore[attr-defined]
-            raise errors.Unauthorized("this sign-in link has been used already", code="used-link")
+            raise errors.Unauthorized(N_("this sign-in link has been used already"), code="used-link")
         return SignedIn(login.email, login.id)  # type: ignore[arg-type]
 
 
@@ -696,17 +711,17 @@ def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
     pause; a turn that reaches them while paused starts its clock when the pause
     ends.  Everyone sees the pause (``paused_until`` in the view)."""
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        raise errors.Invalid("days must be a whole number of days, at least 1", code="invalid-days")
+        raise errors.Invalid(N_("days must be a whole number of days, at least 1"), code="invalid-days")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
         if game.status != "active":
-            raise errors.Conflict("the clock runs only while the game is being played",
+            raise errors.Conflict(N_("the clock runs only while the game is being played"),
                                   code="not-started" if game.status == "invited" else "game-over")
         if days > seat.vacation_days_left:
-            raise errors.Invalid(f"you have {seat.vacation_days_left} vacation day"
-                                 f"{'' if seat.vacation_days_left == 1 else 's'} left in this game",
-                                 code="invalid-days")
+            raise errors.Invalid(n_("you have %(num)d vacation day left in this game",
+                                    "you have %(num)d vacation days left in this game"),
+                                 num=seat.vacation_days_left, code="invalid-days")
         pause = timedelta(days=days)
         paused = as_utc(seat.paused_until)
         seat.paused_until = (paused if paused and paused > now else now) + pause

@@ -17,6 +17,7 @@ from typing import Any
 from babel.dates import format_datetime, format_skeleton, format_time
 
 from .language import DEFAULT_LANGUAGE, DEFAULT_TIME_ZONE, TAGS, locale, translations, zone
+from .rules.errors import RulesError
 from .rules.tables import CLANS, EPOCHS, TERRAINS
 
 
@@ -24,6 +25,12 @@ def N_(message: str) -> str:
     """Marks a sentence for the catalog where it is written, to be translated
     where it is read (``Words._``)."""
     return message
+
+
+def n_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a sentence with a number (``%(num)d``) for the catalog, both its
+    English forms, to be translated where it is read (``Words.n_``)."""
+    return singular, plural
 
 
 @dataclass(frozen=True)
@@ -272,3 +279,87 @@ def sentence(message: str) -> str:
         return message
     message = message[0].upper() + message[1:]
     return message if message.endswith((".", "!", "?")) else message + "."
+
+
+# -- errors ---------------------------------------------------------------------
+
+#: What each rules refusal says (``record.md``'s codes), with the facts the rules
+#: error carries (``RulesError.params`` and its ``move``): in English exactly the
+#: rules' own message.
+_REFUSALS: dict[str, str | tuple[str, str]] = {
+    "game-over": N_("%(move)s: the game is over (%(end)s)"),
+    "malformed-move": N_("%(shown)s is not a move: expected FROM-TO, e.g. 12-13"),
+    "unknown-territory": N_("%(move)s: there is no territory %(territory)s on this board"),
+    "empty-source": N_("%(move)s: territory %(territory)s has no huts to move at ply %(ply)d"),
+    "not-adjacent": N_("%(move)s: territory %(target)s does not border %(source)s"),
+    "empty-target": N_("%(move)s: territory %(territory)s is empty at ply %(ply)d; huts may only join huts"),
+    "immovable-group": n_("%(move)s: %(num)d hut on %(source)s may only move into a group at least as big, "
+                          "and %(target)s has %(target_huts)d",
+                          "%(move)s: %(num)d huts on %(source)s may only move into a group at least as big, "
+                          "and %(target)s has %(target_huts)d"),
+}
+_BAD_ORDER_TYPE = N_("%(move)s: order must be a list of territory ids, not %(given)s")
+_BAD_ORDER = N_("%(move)s: the order must list exactly the villages this move founds (%(villages)s), "
+                "not %(order)s")
+_BAD_ORDER_NONE = N_("%(move)s: the order must list exactly the villages this move founds (none), "
+                     "not %(order)s")
+
+
+def refusal_text(error: RulesError, w: Words = ENGLISH) -> str:
+    """Why the rules refused a move, in the reader's language (not yet a
+    sentence: :func:`error_text` makes it one).  An unknown code, or an error
+    without the facts its sentence needs, is told in the rules' English.
+
+    >>> from pbem.rules.errors import NotAdjacent
+    >>> refusal_text(NotAdjacent("12-30: territory 30 does not border 12", move="12-30", source=12, target=30))
+    '12-30: territory 30 does not border 12'
+    >>> refusal_text(NotAdjacent("no such border"))
+    'no such border'
+    """
+    params: dict[str, Any] = {**error.params, "move": error.move}
+    template: str | tuple[str, str] | None = _REFUSALS.get(error.code)
+    if error.code == "bad-order":
+        if "given" in params:
+            template = _BAD_ORDER_TYPE
+        elif "founded" in params:
+            template = _BAD_ORDER if params["founded"] else _BAD_ORDER_NONE
+            params["villages"] = ", ".join(map(str, params["founded"]))
+    elif error.code == "immovable-group" and "huts" in params:
+        params["num"] = params["huts"]
+    return _worded(template, params, w, error.message)
+
+
+def error_text(error: BaseException, w: Words = ENGLISH) -> str:
+    """An error as a sentence in the reader's language, the way pages show it:
+    a service error's template and parameters (which may be errors themselves,
+    a player's bad name), a refused move (:func:`refusal_text`), else the
+    error's English message.
+
+    >>> from pbem.errors import Invalid
+    >>> error_text(Invalid("turn time must be 1 to %(max)d hours", max=720))
+    'Turn time must be 1 to 720 hours.'
+    """
+    return sentence(_error_words(error, w))
+
+
+def _error_words(error: object, w: Words) -> str:
+    rules = error if isinstance(error, RulesError) else getattr(error, "error", None)
+    if isinstance(rules, RulesError):
+        return refusal_text(rules, w)
+    params = {name: _error_words(value, w) if isinstance(value, BaseException) else value
+              for name, value in (getattr(error, "params", None) or {}).items()}
+    return _worded(getattr(error, "template", None), params, w, str(getattr(error, "message", error)))
+
+
+def _worded(template: str | tuple[str, str] | None, params: dict[str, Any], w: Words, english: str) -> str:
+    """``template`` translated and filled in; ``english`` when there is none or
+    its parameters do not fit (a page never fails for want of a word)."""
+    if not template:
+        return english
+    try:
+        if isinstance(template, tuple):
+            num = params.pop("num")
+            return w.n_(template[0], template[1], num, **params)
+        return w._(template, **params)
+    except (KeyError, TypeError, ValueError):
+        return english

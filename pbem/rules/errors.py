@@ -1,11 +1,13 @@
 """Typed errors of the rules core.
 
 Every error is a :class:`ValueError` carrying the refusal ``code`` of the
-record format (``spec/record.md``) and a message a player can read.
+record format (``spec/record.md``), an English message, and the facts the
+message states (``params``: territory numbers, counts), so that the service can
+say it in a player's language (``pbem.words.refusal_text``).
 
->>> e = EmptySource("nothing to move on 12", move="12-13")
->>> isinstance(e, ValueError), e.code
-(True, 'empty-source')
+>>> e = EmptySource("nothing to move on 12", move="12-13", territory=12)
+>>> isinstance(e, ValueError), e.code, e.params
+(True, 'empty-source', {'territory': 12})
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ class RulesError(ValueError):
 
     code = "rules-error"
 
-    def __init__(self, message: str, *, move: str | None = None) -> None:
+    def __init__(self, message: str, *, move: str | None = None, **params: object) -> None:
         super().__init__(message)
         self.message = message
         self.move = move
+        self.params = params
 
 
 class InvalidRecord(RulesError):

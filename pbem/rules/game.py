@@ -338,24 +338,28 @@ class Game:
         text = str(move)
         where = f"at ply {self.ply}"
         if self.end is not None:
-            raise errors.GameOver(f"{text}: the game is over ({self.end})", move=text)
+            raise errors.GameOver(f"{text}: the game is over ({self.end})", move=text, end=self.end)
         index = self.board.index
         s, t = index.get(move.source), index.get(move.target)
         if s is None or t is None:
             unknown = move.source if s is None else move.target
-            raise errors.UnknownTerritory(f"{text}: there is no territory {unknown} on this board", move=text)
+            raise errors.UnknownTerritory(f"{text}: there is no territory {unknown} on this board", move=text,
+                                          territory=unknown)
         counts = self._counts
         if not counts[s]:
-            raise errors.EmptySource(f"{text}: territory {move.source} has no huts to move {where}", move=text)
+            raise errors.EmptySource(f"{text}: territory {move.source} has no huts to move {where}", move=text,
+                                     territory=move.source, ply=self.ply)
         if not self.board.neighbour_masks[s] >> t & 1:
-            raise errors.NotAdjacent(f"{text}: territory {move.target} does not border {move.source}", move=text)
+            raise errors.NotAdjacent(f"{text}: territory {move.target} does not border {move.source}", move=text,
+                                     source=move.source, target=move.target)
         if not counts[t]:
-            raise errors.EmptyTarget(f"{text}: territory {move.target} is empty {where}; huts may only join huts", move=text)
+            raise errors.EmptyTarget(f"{text}: territory {move.target} is empty {where}; huts may only join huts",
+                                     move=text, territory=move.target, ply=self.ply)
         if counts[s] >= BIG_GROUP and counts[t] < counts[s]:
             raise errors.ImmovableGroup(
                 f"{text}: {counts[s]} huts on {move.source} may only move into a group at least as big, "
                 f"and {move.target} has {counts[t]}",
-                move=text,
+                move=text, huts=counts[s], source=move.source, target=move.target, target_huts=counts[t],
             )
         founded = self._founding(s, t)
         if order is None:
@@ -363,13 +367,14 @@ class Game:
         if not isinstance(order, (list, tuple)) or not all(
             isinstance(x, int) and not isinstance(x, bool) for x in order
         ):
-            raise errors.BadOrder(f"{text}: order must be a list of territory ids, not {order!r:.40}", move=text)
+            raise errors.BadOrder(f"{text}: order must be a list of territory ids, not {order!r:.40}", move=text,
+                                  given=f"{order!r:.40}")
         order = tuple(order)
         if sorted(order) != list(founded):
             raise errors.BadOrder(
                 f"{text}: the order must list exactly the villages this move founds "
                 f"({', '.join(map(str, founded)) or 'none'}), not {list(order)}",
-                move=text,
+                move=text, founded=founded, order=list(order),
             )
         return order
 

@@ -46,10 +46,11 @@ class Move(NamedTuple):
         type: ``12 13``, ``12>13``, ``12 to 13``, surrounding spaces."""
         if not isinstance(text, str) or len(text) > 200:
             raise MalformedMove(f"{_show(text)} is not a move: expected FROM-TO, e.g. 12-13",
-                                move=_show(text))
+                                move=_show(text), shown=_show(text))
         m = (_STRICT if strict else _HUMAN).fullmatch(text)
         if m is None:
-            raise MalformedMove(f"{text!r} is not a move: expected FROM-TO, e.g. 12-13", move=text)
+            raise MalformedMove(f"{text!r} is not a move: expected FROM-TO, e.g. 12-13", move=text,
+                                shown=repr(text))
         return cls(int(m.group(1)), int(m.group(2)))
 
 

@@ -10,25 +10,40 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from ..errors import RateLimited, ServiceError
+from ..words import N_, error_text
+from .locale import words
+
+#: Werkzeug's own descriptions of the HTTP errors a visitor may meet, so that the
+#: catalog has them (an error page says its description in the page's language).
+_HTTP_DESCRIPTIONS = (
+    N_("The browser (or proxy) sent a request that this server could not understand."),
+    N_("The requested URL was not found on the server. If you entered the URL manually please check "
+       "your spelling and try again."),
+    N_("The method is not allowed for the requested URL."),
+    N_("The data value transmitted exceeds the capacity limit."),
+)
+_INTERNAL = N_("Something went wrong on our side; nothing was changed.")
 
 #: The answer (400) to a POST whose form token is missing or wrong (csrf.py).
-FORM_EXPIRED = "This form has expired or did not come from this site. Go back, reload the page and try again."
+FORM_EXPIRED = N_("This form has expired or did not come from this site. Go back, reload the page and try again.")
 
 
 def _wants_json() -> bool:
     return request.blueprint == "api" or request.path.startswith("/api/")
 
 
-def error_response(code: str, message: str, status: int) -> Any:
+def error_response(code: str, message: str, status: int, page_message: str | None = None) -> Any:
+    """The API's JSON error (its ``message`` in English), or the error page
+    (``page_message``, the same in the page's language, else ``message``)."""
     if _wants_json():
         return jsonify({"error": {"code": code, "message": message}}), status
-    return render_template("error.html", code=code, message=message, status=status), status
+    return render_template("error.html", code=code, message=page_message or message, status=status), status
 
 
 def init_app(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def service_error(e: ServiceError) -> Any:
-        response, status = error_response(e.code, e.message, e.status)
+        response, status = error_response(e.code, e.message, e.status, error_text(e, words()))
         if isinstance(e, RateLimited):
             return response, status, {"Retry-After": str(e.retry_after)}
         return response, status
@@ -36,16 +51,18 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(e: CSRFError) -> Any:
         # Flask-WTF's reason ("The CSRF token is missing.") is for the log, not the reader.
-        return error_response("bad-request", FORM_EXPIRED, 400)
+        return error_response("bad-request", FORM_EXPIRED, 400, words()._(FORM_EXPIRED))
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException) -> Any:
         code = (e.name or "error").lower().replace(" ", "-")
-        response, status = error_response(code, e.description or e.name, e.code or 500)
+        description = e.description or e.name
+        response, status = error_response(code, description, e.code or 500, words()._(description))
         # The exception's own headers (a 405's Allow), not its HTML content type.
         return response, status, [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
 
     @app.errorhandler(Exception)
     def unexpected(e: Exception) -> Any:
         app.logger.exception("unexpected error")
-        return error_response("internal-error", "Something went wrong on our side; nothing was changed.", 500)
+        return error_response("internal-error", _INTERNAL, 500, words()._(_INTERNAL))
+

@@ -23,6 +23,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import FixedWindowRateLimiter, RateLimiter
 
 from ..errors import RateLimited
+from ..words import N_
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class Limits:
             item, key = over[0]
             reset = strategy.get_window_stats(item, name, key).reset_time
             log.warning("rate limit %s (%s) reached for %s", name, item, _shown(key))
-            raise RateLimited("too many requests: please wait and try again later",
+            raise RateLimited(N_("too many requests: please wait and try again later"),
                               retry_after=int(reset - time.time()) + 1)
 
     def per_ip(self, name: str) -> None:

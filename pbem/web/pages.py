@@ -24,7 +24,7 @@ from ..drawing.svg import board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..app_context import context
 from ..language import LANGUAGES, NATIVE_NAMES, time_zones
-from ..words import describe_history, end_text, mail_labels, names_text, sentence, when_text
+from ..words import N_, Words, describe_history, end_text, error_text, mail_labels, names_text, sentence, when_text
 from .limits import limits
 from .locale import language, speak_as_seat, words
 
@@ -147,8 +147,8 @@ def create_game() -> Any:
     if hours_text.strip():
         m = _WHOLE.fullmatch(hours_text)
         if m is None:
-            return _home(rows, hours_text, "The turn time must be a whole number of hours, e.g. 72.", 422,
-                         bad_field="turn_hours")
+            return _home(rows, hours_text, words()._("The turn time must be a whole number of hours, e.g. 72."),
+                         422, bad_field="turn_hours")
         hours = int(m.group(1))
     limits().per_ip("LIMIT_NEW_GAMES")
     try:
@@ -159,7 +159,7 @@ def create_game() -> Any:
     except Invalid as e:
         # Point at the field the message is about (players count the rows in use).
         row = used[e.player - 1] if e.player is not None else None
-        return _home(rows, hours_text, e.message, e.status, bad_row=row, bad_field=e.field)
+        return _home(rows, hours_text, error_text(e, words()), e.status, bad_row=row, bad_field=e.field)
     return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
 
 
@@ -262,6 +262,13 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
     }
 
 
+def _seat_words(view: Mapping[str, Any]) -> Words:
+    """The reader of a seat page (its seat's language and time zone), for an error
+    said before the page is drawn."""
+    speak_as_seat(str(view.get("language") or "en"), view.get("time_zone"))
+    return words()
+
+
 def _play_page(token: str, view: Mapping[str, Any], *, error: str | None = None,
                error_code: str | None = None, status: int = 200,
                form: Mapping[str, str] | None = None) -> Any:
@@ -293,8 +300,8 @@ def _parse_order(text: str) -> list[int] | None:
         return None
     parts = [p for p in _ORDER_SEP.split(text) if p]
     if len(parts) > 64 or not all(_WHOLE.fullmatch(p) for p in parts):
-        raise Invalid("the order of the villages must be territory numbers separated by commas, "
-                      "e.g. 20, 21", code="bad-order")
+        raise Invalid(N_("the order of the villages must be territory numbers separated by commas, "
+                         "e.g. 20, 21"), code="bad-order")
     return [int(p) for p in parts]
 
 
@@ -310,7 +317,7 @@ def move(token: str) -> Any:
     ply: object = int(m.group(1)) if m else None
     try:
         if not text:
-            raise Invalid("choose a move first: pick one from the list, or type it like 12-13",
+            raise Invalid(N_("choose a move first: pick one from the list, or type it like 12-13"),
                           code="no-move")
         order = _parse_order(order_text)
         services.submit_move(ctx, token, text, order, ply, strict=False)
@@ -318,15 +325,16 @@ def move(token: str) -> Any:
         raise
     except ServiceError as e:
         view = services.seat_view(ctx, token)
+        w = _seat_words(view)
         if e.code == "stale":
-            message = (f"The game has moved on since you loaded the page: it is now at move "
-                       f"{view.get('ply')}. Here is the fresh position — nothing was played.")
+            message = w._("The game has moved on since you loaded the page: it is now at move %(ply)s. "
+                          "Here is the fresh position — nothing was played.", ply=view.get("ply"))
             form = {}
         elif e.status == 409:
-            message = sentence(e.message)
+            message = error_text(e, w)
             form = {}
         else:
-            message = sentence(e.message) + " Nothing was played."
+            message = w._("%(error)s Nothing was played.", error=error_text(e, w))
         return _play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
     played = Move.parse(text, strict=False)
     flash(f"Your move {played.source} → {played.target} was played.", "ok")
@@ -341,7 +349,7 @@ def mail(token: str) -> Any:
         services.set_mail(ctx, token, choice)
     except Invalid as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=sentence(e.message), error_code=e.code, status=e.status)
+        return _play_page(token, view, error=error_text(e, _seat_words(view)), error_code=e.code, status=e.status)
     flash(f"Saved: {mail_labels(words())[choice].lower()}.", "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
@@ -355,7 +363,7 @@ def seat_language(token: str) -> Any:
                                      request.form.get("time_zone", "")[:64].strip())
     except Invalid as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=sentence(e.message), error_code=e.code, status=e.status)
+        return _play_page(token, view, error=error_text(e, _seat_words(view)), error_code=e.code, status=e.status)
     speak_as_seat(str(view["language"]), view.get("time_zone"))
     flash("Saved: this page and your emails now use the language you chose.", "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
@@ -370,7 +378,7 @@ def pause(token: str) -> Any:
         view = services.pause_clock(ctx, token, int(m.group(1)) if m else text)
     except (Invalid, Conflict) as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=sentence(e.message), error_code=e.code, status=e.status)
+        return _play_page(token, view, error=error_text(e, _seat_words(view)), error_code=e.code, status=e.status)
     flash(f"Your clock is paused until {when(view['players'][view['seat']]['paused_until'])}.", "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
@@ -398,7 +406,7 @@ def login_post() -> Any:
     try:
         services.request_login(context(), email, language())
     except Invalid as e:
-        return render_template("login.html", email=email, error=sentence(e.message)), e.status
+        return render_template("login.html", email=email, error=error_text(e, words())), e.status
     return render_template("login_sent.html", email=email.strip())
 
 

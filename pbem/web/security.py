@@ -29,6 +29,8 @@ from typing import Any, Iterable
 
 from flask import Flask, Response, abort, request
 
+from ..words import N_
+
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
        "script-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'self'")
@@ -80,7 +82,7 @@ def _pairs(values: Any) -> Iterable[Any]:
 
 
 def _refuse_unstorable() -> None:
-    message = "The request contains a character that cannot be stored (such as NUL)."
+    message = N_("The request contains a character that cannot be stored (such as NUL).")
     # Not the path: each route checks its parameters' shape (a seat link with a
     # NUL gets the page that says the link is not valid, not this).
     if _unstorable(_pairs(request.args)):
@@ -93,7 +95,7 @@ def _refuse_unstorable() -> None:
         try:
             body = request.get_json(silent=True)  # cached: the view gets the same
         except RecursionError:
-            abort(400, description="The request body is nested too deeply.")
+            abort(400, description=N_("The request body is nested too deeply."))
         if _unstorable(_json_texts(body)):
             abort(400, description=message)
 
