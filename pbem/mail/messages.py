@@ -24,6 +24,7 @@ import css_inline
 import jinja2
 
 from ..language import DEFAULT_LANGUAGE, TAGS, translations
+from ..words import Words
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"
 
@@ -117,6 +118,8 @@ def _environment(language: str = DEFAULT_LANGUAGE) -> jinja2.Environment:
     )
     env.policies["ext.i18n.trimmed"] = True  # as the pages: one catalog entry per sentence
     env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    # The reader's words when a context brings none (its language, in UTC).
+    env.globals["w"] = Words(language)
     return env
 
 
