@@ -10,9 +10,9 @@ and never imports this module."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
 from .rules.tables import EPOCHS
+from .rules.views import BaseView, VillageEntry
 
 # -- the game in sentences ----------------------------------------------------
 
@@ -26,7 +26,7 @@ def move_text(move: str) -> str:
     return move.replace("-", " → ")
 
 
-def describe_history(view: dict[str, Any]) -> list[str]:
+def describe_history(view: BaseView) -> list[str]:
     """The history in words, one line per move.
 
     >>> describe_history({"history": [{"player": "Bob", "move": "12-13", "villages": [1]}],
@@ -46,7 +46,7 @@ def describe_history(view: dict[str, Any]) -> list[str]:
     return lines
 
 
-def describe_village(v: dict[str, Any]) -> str:
+def describe_village(v: VillageEntry) -> str:
     """One founded village: where, which epoch, who scored.
 
     >>> describe_village({"territory": 3, "terrain": "steppe", "epoch": 5, "points": 5,
@@ -61,7 +61,7 @@ def describe_village(v: dict[str, Any]) -> str:
     return text
 
 
-def village_line(v: dict[str, Any]) -> str:
+def village_line(v: VillageEntry) -> str:
     """A village in a list of them: ``#3: village on 20 (...)``."""
     return f"#{v['number']}: {describe_village(v)}"
 
@@ -100,7 +100,7 @@ def scores_text(clan_scores: dict[str, int]) -> str:
     return ", ".join(f"{c} {s}" for c, s in clan_scores.items())
 
 
-def board_text(view: dict[str, Any], width: int = 72) -> list[str]:
+def board_text(view: BaseView, width: int = 72) -> list[str]:
     """The occupied territories that are not villages, compactly and wrapped
     between territories: ``12 (2 red, 1 blue); 13 (1 green); ...``.
 

@@ -335,9 +335,10 @@ class Game:
             return False
         return True
 
-    def check(self, move: Move, order: Sequence[int] | None = None) -> tuple[int, ...]:
+    def check(self, move: Move, order: object = None) -> tuple[int, ...]:
         """Refuse ``move`` with the first failing check of ``record.md``'s table,
-        or return the villages it would found, in the order they would be taken."""
+        or return the villages it would found, in the order they would be taken.
+        ``order`` is checked last, whatever it is (a record's or a request's)."""
         text = str(move)
         where = f"at ply {self.ply}"
         if self.end is not None:
@@ -396,7 +397,7 @@ class Game:
             found.sort()
         return tuple(found)
 
-    def push(self, move: Move, order: Sequence[int] | None = None) -> list[Village]:
+    def push(self, move: Move, order: object = None) -> list[Village]:
         """Play ``move`` for the seat to move; ``order`` is the mover's order of the
         villages it founds (default: ascending territory id).  Returns the
         villages founded, in order."""
