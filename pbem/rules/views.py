@@ -32,9 +32,18 @@ from .tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 Viewer = int | None
 
 
-class Schema(dict[str, object]):
+class Schema:
     """JSON Schema keywords for what a key's type alone does not say, as
-    ``Annotated`` metadata: ``Annotated[int, Schema(minimum=0)]``."""
+    ``Annotated`` metadata: ``Annotated[int, Schema(minimum=0)]``.  (Not a dict:
+    ``typing`` hashes the metadata of a type in a union.)"""
+
+    __slots__ = ("keywords",)
+
+    def __init__(self, **keywords: object) -> None:
+        self.keywords = keywords
+
+    def __repr__(self) -> str:
+        return f"Schema(**{self.keywords!r})"
 
 
 # -- the shapes -----------------------------------------------------------------
