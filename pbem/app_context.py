@@ -10,4 +10,5 @@ from .context import Context
 
 def context() -> Context:
     """The service context of the current app (``create_app`` puts it there)."""
-    return current_app.extensions["pbem"]  # type: ignore[no-any-return]
+    ctx: Context = current_app.extensions["pbem"]
+    return ctx

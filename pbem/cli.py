@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Sequence
+from typing import Callable, Sequence
 
 from .config import UnsafeConfig, load_config
 from .errors import ServiceError
@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    handler: Any = {
+    handler: Callable[[argparse.Namespace], int] = {
         "replay": _replay,
         "bench": _bench,
         "export": _export,

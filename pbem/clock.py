@@ -23,6 +23,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable
 
+import sqlalchemy
 from sqlalchemy import Table, and_, delete, func, or_, update
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import col, select
@@ -32,7 +33,7 @@ from .context import Context
 from .db import as_utc, session_scope
 from .mail.delivery import deliver, due
 from .mail.transport import transport_for
-from .models import CaughtMail, Game, Login, Outbox, Seat
+from .models import CaughtMail, Game, Login, Outbox, Seat, table_of
 from .outbox import enqueue
 from .queries import digest_news
 
@@ -56,12 +57,13 @@ def expire_deadlines(ctx: Context) -> list[int]:
         ).all()
     moved = []
     for game_id, ply in due:
+        assert game_id is not None  # a stored game's
         try:
-            if services.autopilot_move(ctx, game_id, ply) is not None:  # type: ignore[arg-type]
+            if services.autopilot_move(ctx, game_id, ply) is not None:
                 moved.append(game_id)
         except Exception:  # noqa: BLE001 - one broken game must not stop the clock for the others
             log.exception("autopilot failed in game %s at move %s", game_id, ply)
-    return moved  # type: ignore[return-value]
+    return moved
 
 
 def send_reminders(ctx: Context) -> list[int]:
@@ -75,9 +77,10 @@ def send_reminders(ctx: Context) -> list[int]:
     with session_scope(ctx.engine) as session:
         # Only the columns the decision needs (not the snapshot), and only deadlines
         # not reminded yet: this runs every minute.
-        games = session.exec(
-            select(Game.id, Game.ply, Game.turn_seat, Game.turn_hours, Game.deadline)
-            .where(Game.status == "active", col(Game.deadline).is_not(None),
+        games = session.connection().execute(
+            sqlalchemy.select(col(Game.id), col(Game.ply), col(Game.turn_seat), col(Game.turn_hours),
+                              col(Game.deadline))
+            .where(col(Game.status) == "active", col(Game.deadline).is_not(None),
                    col(Game.deadline) > now, col(Game.deadline) <= horizon,
                    or_(col(Game.reminded_for).is_(None), col(Game.reminded_for) != col(Game.deadline)))
         ).all()
@@ -92,14 +95,14 @@ def send_reminders(ctx: Context) -> list[int]:
         with session_scope(ctx.engine) as session:
             # Only one clock may claim this reminder; a move or a pause since the
             # scan changes ply or deadline and the claim finds nothing.
-            claimed = session.execute(
+            claimed = session.exec(
                 update(Game).where(
                     col(Game.id) == game_id, col(Game.ply) == ply, col(Game.status) == "active",
                     col(Game.deadline) == deadline,
                     or_(col(Game.reminded_for).is_(None), col(Game.reminded_for) != deadline),
                 ).values(reminded_for=deadline)
             )
-            if claimed.rowcount != 1:  # type: ignore[attr-defined]
+            if claimed.rowcount != 1:
                 continue
             seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == turn_seat)).first()
             if seat is None or seat.mail == "none":
@@ -196,9 +199,9 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     now = ctx.now()
     cutoff = now - timedelta(days=int(ctx.config["RETENTION_DAYS"]))
     session_since = now - timedelta(days=int(ctx.config["SESSION_DAYS"]))
-    game, outbox, login = _table(Game), _table(Outbox), _table(Login)
+    game, outbox, login = table_of(Game), table_of(Outbox), table_of(Login)
     invite_cutoff = now - timedelta(days=int(ctx.config["INVITE_DAYS"]))
-    seat = _table(Seat)
+    seat = table_of(Seat)
     # Counted from the last acceptance too: the creator's confirmation sends the
     # others their invitations, and they get the full INVITE_DAYS to answer.
     accepted_lately = select(seat.c.id).where(seat.c.game_id == game.c.id, seat.c.accepted_at >= invite_cutoff)
@@ -223,14 +226,10 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
         # a session cookie may still name).
         login.c.id < select(func.max(login.c.id)).scalar_subquery(),
     ), batch)
-    caught = _table(CaughtMail)
+    caught = table_of(CaughtMail)
     caught_mail = _delete_batches(ctx, caught, caught.c.created_at < cutoff, batch)
     return {"games_expired": int(expired), "logins_deleted": logins, "outbox_deleted": mail,
             "caught_mail_deleted": caught_mail}
-
-
-def _table(model: Any) -> Table:
-    return model.__table__  # type: ignore[no-any-return]
 
 
 def _delete_batches(ctx: Context, table: Table, condition: ColumnElement[bool], batch: int) -> int:

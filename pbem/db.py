@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
@@ -63,6 +63,14 @@ def upgrade(url: str, revision: str = "head") -> None:
     if make_url(url).get_backend_name() == "sqlite":
         make_engine(url).dispose()  # creates the folder for the file
     command.upgrade(alembic_config(url), revision)
+
+
+@overload
+def as_utc(when: datetime) -> datetime: ...
+
+
+@overload
+def as_utc(when: datetime | None) -> datetime | None: ...
 
 
 def as_utc(when: datetime | None) -> datetime | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import Column, DateTime, Index, Text, UniqueConstraint
+from sqlalchemy import Column, DateTime, Index, Table, Text, UniqueConstraint, inspect
 from sqlmodel import Field, SQLModel
 
 
@@ -13,8 +13,16 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _when(nullable: bool = True, index: bool = False) -> Column:  # type: ignore[type-arg]
+def _when(nullable: bool = True, index: bool = False) -> Column[datetime]:
     return Column(DateTime(timezone=True), nullable=nullable, index=index)
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """A model's table, for Core statements (SQLModel's classes do not declare
+    the ``__table__`` SQLAlchemy gives them)."""
+    table = inspect(model).local_table
+    assert isinstance(table, Table)
+    return table
 
 
 class Game(SQLModel, table=True):

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from .models import Outbox
+from .models import Outbox, table_of
 
 KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest", "link")
 
@@ -23,7 +23,7 @@ def _insert(dialect: str) -> Any:
     # values: every move writes one, and building the statement and running it
     # through the ORM cost more than the INSERT itself.
     insert = pg_insert if dialect == "postgresql" else sqlite_insert
-    table = Outbox.__table__  # type: ignore[attr-defined]
+    table = table_of(Outbox)
     return insert(table).on_conflict_do_nothing().returning(table.c.id)
 
 

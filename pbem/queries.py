@@ -4,15 +4,15 @@ digest is due, and mail delivery what it reports."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from .db import as_utc
 from .models import Game, MoveRecord, Outbox, Seat
 
 
-def digest_news(session: Any, seat: Seat, game: Game, before_id: int | None = None) -> Any:
+def digest_news(session: Session, seat: Seat, game: Game, before_id: int | None = None) -> SelectOfScalar[int]:
     """The plies of the moves a digest reports: those after the seat's previous
     digest, or every move since the start for the first one."""
     query = select(MoveRecord.ply).where(MoveRecord.game_id == game.id)
@@ -22,7 +22,7 @@ def digest_news(session: Any, seat: Seat, game: Game, before_id: int | None = No
     return query.order_by(col(MoveRecord.ply))
 
 
-def last_digest_at(session: Any, seat: Seat, before_id: int | None = None) -> datetime | None:
+def last_digest_at(session: Session, seat: Seat, before_id: int | None = None) -> datetime | None:
     """When this seat's previous digest was written (its news start after it)."""
     # The seat's game narrows the search to that game's mail (an indexed column).
     query = select(Outbox.created_at).where(Outbox.game_id == seat.game_id, Outbox.seat_id == seat.id,

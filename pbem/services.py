@@ -12,28 +12,27 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NoReturn, Sequence
+from typing import Any, NoReturn, Sequence, overload
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from . import errors, tokens
+from . import errors, rules, tokens
 from .context import Context
 from .db import as_utc, session_scope
 from .language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTimeZone, clean_language,
                        clean_time_zone)
-from .models import Game, Login, MoveRecord, Outbox, Seat, Suppression
+from .models import Game, Login, MoveRecord, Outbox, Seat, Suppression, table_of
 from .outbox import enqueue
 from .players import BadAddress, BadName, address_hash, clean_address, clean_name
-from .rules import Game as RulesGame
 from .rules import Move, RulesError
 from .rules.bots import choose_move
 from .rules.deal import deal_game
 from .rules.record import export_record
 from .rules.tables import MAX_PLAYERS, MIN_PLAYERS
-from .rules.views import player_view, public_view
+from .rules.views import GamePart, PlayerView, PublicView, SeatView, View, ViewPlayer, player_view, public_view
 from .words import N_, n_
 
 MAIL_CHOICES = ("every", "digest", "none")
@@ -69,7 +68,7 @@ def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Se
     if not tokens.well_formed(token):
         _refuse_seat_token()
     digest = tokens.digest(str(token))
-    rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()  # type: ignore[call-overload]
+    rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()
     seat = next((s for s, _ in rows if s.token_hash == digest), None)
     if seat is None:
         _refuse_seat_token()
@@ -79,14 +78,14 @@ def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Se
 def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:
     """A game and its seats in seat order, in one query (``None`` and no seats if
     there is no such game)."""
-    rows = session.exec(_SEATS_OF_GAME, params={"game_id": game_id}).all()  # type: ignore[call-overload]
+    rows = session.exec(_SEATS_OF_GAME, params={"game_id": game_id}).all()
     if not rows:
         return None, []
     return rows[0][1], [s for s, _ in rows]
 
 
-def _rules_game(game: Game) -> RulesGame | None:
-    return RulesGame.from_json(json.loads(game.state)) if game.state else None
+def _rules_game(game: Game) -> rules.Game | None:
+    return rules.Game.from_json(json.loads(game.state)) if game.state else None
 
 
 def _status_for(game: Game, seat: Seat | None) -> str:
@@ -95,16 +94,26 @@ def _status_for(game: Game, seat: Seat | None) -> str:
     return game.status
 
 
+@overload
+def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat,
+              *, position: rules.Game | None = None) -> SeatView: ...
+
+
+@overload
+def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: None,
+              *, position: rules.Game | None = None) -> View: ...
+
+
 def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | None,
-              *, rules: RulesGame | None = None) -> dict[str, Any]:
+              *, position: rules.Game | None = None) -> View:
     """The one view of a game for one viewer (a seat, or ``None`` for anyone):
     the rules' view plus the service's facts.  Pages, API and mail all use it.
-    ``rules``: the game's position when the caller holds it already (the one
+    ``position``: the game's position when the caller holds it already (the one
     ``game.state`` stores), so that it is not parsed again."""
-    if rules is None:
-        rules = _rules_game(game)
-    if rules is None:
-        view: dict[str, Any] = {
+    if position is None:
+        position = _rules_game(game)
+    if position is None:
+        public: PublicView = {
             "ply": 0, "finished": False, "players": [
                 {"seat": s.position, "name": s.name, "chips": 0, "clan": None,
                  "to_move": False, "final_score": None} for s in seats
@@ -113,35 +122,36 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
             "next_seat": None, "clan_scores": {}, "epoch": 1, "end": None,
             "final_scores": None, "winners": None, "villages_founded": 0, "board": "classic",
         }
-        if viewer is not None:
-            view.update(seat=viewer.position, you=viewer.name, clan=None, your_turn=False,
-                        legal_moves=[], founding={})
+        own: PlayerView | None = None if viewer is None else {
+            **public, "seat": viewer.position, "you": viewer.name, "clan": None, "your_turn": False,
+            "legal_moves": [], "founding": {},
+        }
     elif viewer is None:
-        view = public_view(rules)
+        public, own = public_view(position), None
     else:
-        view = player_view(rules, viewer.position)
+        public = own = player_view(position, viewer.position)
     now = ctx.now()
-    for entry, seat in zip(view["players"], seats):
-        entry["accepted"] = seat.accepted_at is not None
-        entry["absent"] = seat.autopilot_streak >= 3
+    players: list[ViewPlayer] = []
+    for entry, seat in zip(public["players"], seats):
         paused = as_utc(seat.paused_until)
-        entry["paused_until"] = paused.isoformat() if paused and paused > now else None
+        players.append({**entry, "accepted": seat.accepted_at is not None, "absent": seat.autopilot_streak >= 3,
+                        "paused_until": paused.isoformat() if paused and paused > now else None})
     deadline = as_utc(game.deadline)
-    view.update(
-        game=game.public_id,
-        status=_status_for(game, viewer),
-        turn_hours=game.turn_hours,
-        deadline=deadline.isoformat() if deadline and game.status == "active" else None,
-    )
-    if viewer is not None:
-        view["mail"] = viewer.mail
-        view["vacation_days_left"] = viewer.vacation_days_left
-        view["language"] = viewer.language
-        view["time_zone"] = viewer.time_zone
+    facts: GamePart = {
+        "game": game.public_id,
+        "status": _status_for(game, viewer),
+        "turn_hours": game.turn_hours,
+        "deadline": deadline.isoformat() if deadline and game.status == "active" else None,
+    }
+    if viewer is None or own is None:
+        return {**public, "players": players, **facts}
+    view: SeatView = {**own, "players": players, **facts, "mail": viewer.mail,
+                      "vacation_days_left": viewer.vacation_days_left, "language": viewer.language,
+                      "time_zone": viewer.time_zone}
     return view
 
 
-def seat_view(ctx: Context, token: object) -> dict[str, Any]:
+def seat_view(ctx: Context, token: object) -> SeatView:
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
         return game_view(ctx, game, seats, seat)
@@ -156,7 +166,7 @@ def _game_by_public_id(session: Session, public_id: object) -> Game:
     return game
 
 
-def public_game(ctx: Context, public_id: object) -> dict[str, Any]:
+def public_game(ctx: Context, public_id: object) -> View:
     """What anyone may see of the game with this public id."""
     with session_scope(ctx.engine) as session:
         game = _game_by_public_id(session, public_id)
@@ -168,11 +178,11 @@ def export_game(ctx: Context, public_id: object) -> dict[str, Any]:
     """The game's ``clans-record/1``; clans only once it is over."""
     with session_scope(ctx.engine) as session:
         game = _game_by_public_id(session, public_id)
-        rules = _rules_game(game)
-        if rules is None:
+        position = _rules_game(game)
+        if position is None:
             raise errors.Conflict(N_("game %(game)s has not started: it has no record yet"), game=public_id,
                                   code="not-started")
-        return export_record(rules, reveal=rules.is_over())
+        return export_record(position, reveal=position.is_over())
 
 
 # -- starting -----------------------------------------------------------------
@@ -253,6 +263,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
         game = Game(public_id=tokens.public_id(), turn_hours=hours, created_at=now, seed=secrets.randbits(31))
         session.add(game)
         session.flush()
+        assert game.id is not None  # the flush gave it one
         seats = []
         for position, p in enumerate(players):
             salt = tokens.new_salt()
@@ -326,7 +337,7 @@ _GAME_IS = {"active": N_("this game is active"), "finished": N_("this game is fi
             "expired": N_("this game is expired")}
 
 
-def accept(ctx: Context, token: object) -> dict[str, Any]:
+def accept(ctx: Context, token: object) -> SeatView:
     """Accept the invitation; the last acceptance deals and starts the game."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
@@ -345,11 +356,11 @@ def accept(ctx: Context, token: object) -> dict[str, Any]:
             outbox = [_invite(ctx, session, game, s, now) for s in seats if s.accepted_at is None]
         if all(s.accepted_at is not None for s in seats):
             # Guarded like a move: only one acceptance may start the game.
-            started = session.execute(
+            started = session.exec(
                 update(Game).where(col(Game.id) == game.id, col(Game.status) == "invited")
                 .values(status="active")
             )
-            if started.rowcount == 1:  # type: ignore[attr-defined]
+            if started.rowcount == 1:
                 outbox += _start(ctx, session, game, seats, now)
         session.refresh(game)
         view = game_view(ctx, game, seats, seat)
@@ -375,48 +386,49 @@ def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: d
         session.add(seat)
     session.flush()
     seats.sort(key=lambda s: s.position)
-    rules = RulesGame(deal.board, [s.name for s in seats], {t: [c] for t, c in deal.setup},
-                      clans=[s.clan for s in seats], first=0)
+    position = rules.Game(deal.board, [s.name for s in seats], {t: [c] for t, c in deal.setup},
+                          clans=[s.clan for s in seats], first=0)
     game.status = "active"
     game.started_at = now
-    game.state = json.dumps(rules.to_json())
-    game.turn_seat = rules.turn
-    game.deadline = _deadline(game, seats, rules, now)
+    game.state = json.dumps(position.to_json())
+    game.turn_seat = position.turn
+    game.deadline = _deadline(game, seats, position, now)
     game.reminded_for = None
     session.add(game)
     session.flush()
-    return _turn_mail(ctx, session, game, seats, rules, now)
+    return _turn_mail(ctx, session, game, seats, position, now)
 
 
-def _deadline(game: Game, seats: Sequence[Seat], rules: RulesGame, now: datetime) -> datetime | None:
+def _deadline(game: Game, seats: Sequence[Seat], position: rules.Game, now: datetime) -> datetime | None:
     """When the seat to move runs out of time: ``turn_hours`` from now, or from the
     end of their pause if they are on vacation (``None`` once the game is over)."""
-    if rules.turn is None:
+    if position.turn is None:
         return None
-    paused = as_utc(seats[rules.turn].paused_until)
+    paused = as_utc(seats[position.turn].paused_until)
     start = paused if paused is not None and paused > now else now
     return start + timedelta(hours=game.turn_hours)
 
 
-def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], rules: RulesGame,
+def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], position: rules.Game,
                now: datetime) -> list[int | None]:
     """The messages a new position calls for: the next player's turn, or the end."""
-    common = dict(base_url=ctx.base_url, now=now, game_id=game.id)
-    if rules.is_over():
-        return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id, **common)
+    turn = position.turn
+    if turn is None:  # the game is over
+        return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id,
+                        base_url=ctx.base_url, now=now, game_id=game.id)
                 for s in seats]
-    seat = seats[rules.turn]  # type: ignore[index]
+    seat = seats[turn]
     if seat.mail != "every":
         return []
-    return [enqueue(session, kind="turn", event=f"ply:{rules.ply}", recipient=seat.email,
-                    seat_id=seat.id, **common)]
+    return [enqueue(session, kind="turn", event=f"ply:{position.ply}", recipient=seat.email,
+                    seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
 
 
 # -- moving -------------------------------------------------------------------
 
 
 def submit_move(ctx: Context, token: object, move: object, order: object, ply: object,
-                *, strict: bool = False) -> dict[str, Any]:
+                *, strict: bool = False) -> SeatView:
     """Validate a move with the rules and store it in one transaction guarded by
     ``ply``; returns the mover's new view.  Resubmitting a move that was already
     accepted returns the current view and changes nothing."""
@@ -440,23 +452,22 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
             raise errors.Conflict(
                 N_("the game has moved on: you saw move %(seen)d, it is now at move %(ply)d; "
                    "reload to see the new position"), seen=ply, ply=game.ply, code="stale")
-        rules = _rules_game(game)
-        assert rules is not None
-        if rules.turn != seat.position:
-            raise errors.Conflict(N_("it is %(name)s's turn, not yours"),
-                                  name=seats[rules.turn].name,  # type: ignore[index]
+        position = _rules_game(game)
+        assert position is not None and position.turn is not None  # an active game has a player to move
+        if position.turn != seat.position:
+            raise errors.Conflict(N_("it is %(name)s's turn, not yours"), name=seats[position.turn].name,
                                   code="not-your-turn")
         try:
-            rules.push(parsed, order)  # type: ignore[arg-type]
+            position.push(parsed, order)
         except RulesError as e:
             raise errors.MoveRefused(e) from e
-        outbox = _store_move(ctx, session, game, seats, seat, rules, parsed, order, now, autopilot=False)
+        outbox = _store_move(ctx, session, game, seats, seat, position, parsed, order, now, autopilot=False)
         if outbox is None:
             raise errors.Conflict(N_("another move was stored first; reload to see it"), code="stale")
         if seat.autopilot_streak:
             seat.autopilot_streak = 0
             session.add(seat)
-        view = game_view(ctx, game, seats, seat, rules=rules)
+        view = game_view(ctx, game, seats, seat, position=position)
     ctx.relay(outbox)
     return view
 
@@ -464,20 +475,20 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
 # A move's writes, built once and run on the session's connection: the ORM's
 # unit of work would cost more than the statements themselves on the busiest
 # path of the service.  The game row is guarded by the ply the mover saw.
-_GAME = Game.__table__  # type: ignore[attr-defined]
+_GAME = table_of(Game)
 _ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"))
-_RECORD_MOVE = insert(MoveRecord.__table__)  # type: ignore[attr-defined]
+_RECORD_MOVE = insert(table_of(MoveRecord))
 
 
 def _store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
-                rules: RulesGame, move: Move, order: object, now: datetime,
+                position: rules.Game, move: Move, order: object, now: datetime,
                 *, autopilot: bool) -> list[int | None] | None:
     """Write the position after ``move`` if nobody stored a move first."""
     old_ply = game.ply
-    over = rules.is_over()
+    over = position.is_over()
     values: dict[str, Any] = dict(
-        ply=rules.ply, state=json.dumps(rules.to_json()), turn_seat=rules.turn,
-        deadline=_deadline(game, seats, rules, now),
+        ply=position.ply, state=json.dumps(position.to_json()), turn_seat=position.turn,
+        deadline=_deadline(game, seats, position, now),
         reminded_for=None, status="finished" if over else game.status,
         finished_at=now if over else game.finished_at,
     )
@@ -493,7 +504,7 @@ def _store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], s
         game_id=game.id, ply=old_ply, position=seat.position, move=str(move),
         order=json.dumps(order) if order is not None else None, by_autopilot=autopilot, created_at=now,
     ))
-    return _turn_mail(ctx, session, game, seats, rules, now)
+    return _turn_mail(ctx, session, game, seats, position, now)
 
 
 def _already_played(session: Session, game: Game, seat: Seat, ply: int, move: Move, order: object) -> bool:
@@ -506,7 +517,7 @@ def _already_played(session: Session, game: Game, seat: Seat, ply: int, move: Mo
 # -- settings -----------------------------------------------------------------
 
 
-def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
+def set_mail(ctx: Context, token: object, choice: object) -> SeatView:
     """Choose turn mail: every turn, a daily digest, or none."""
     if choice not in MAIL_CHOICES:
         raise errors.Invalid(N_("mail must be one of %(choices)s"), choices=", ".join(MAIL_CHOICES),
@@ -518,7 +529,7 @@ def set_mail(ctx: Context, token: object, choice: object) -> dict[str, Any]:
         return game_view(ctx, game, seats, seat)
 
 
-def set_language(ctx: Context, token: object, language: object, time_zone: object = None) -> dict[str, Any]:
+def set_language(ctx: Context, token: object, language: object, time_zone: object = None) -> SeatView:
     """Choose the language of this seat's page and mail and, if given, its time
     zone (an empty one leaves it as it is)."""
     try:
@@ -597,7 +608,7 @@ def _login_for(session: Session, token: object, now: datetime) -> Login:
     if login.used_at is not None:
         raise errors.Unauthorized(N_("this sign-in link has been used already; ask for a new one"),
                                   code="used-link")
-    if as_utc(login.expires_at) <= now:  # type: ignore[operator]
+    if as_utc(login.expires_at) <= now:
         raise errors.Unauthorized(N_("this sign-in link has expired; ask for a new one"), code="expired-link")
     return login
 
@@ -621,12 +632,13 @@ def use_login(ctx: Context, token: object) -> SignedIn:
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         login = _login_for(session, token, now)
-        spent = session.execute(
+        spent = session.exec(
             update(Login).where(col(Login.id) == login.id, col(Login.used_at).is_(None)).values(used_at=now)
         )
-        if spent.rowcount != 1:  # type: ignore[attr-defined]
+        if spent.rowcount != 1:
             raise errors.Unauthorized(N_("this sign-in link has been used already"), code="used-link")
-        return SignedIn(login.email, login.id)  # type: ignore[arg-type]
+        assert login.id is not None  # a stored row
+        return SignedIn(login.email, login.id)
 
 
 def signed_in(ctx: Context, email: object, login_id: object) -> bool:
@@ -677,7 +689,7 @@ def games_of(ctx: Context, email: str, page: int = 1) -> tuple[list[dict[str, An
             out.append({
                 "game": game.public_id, "status": _status_for(game, seat), "ply": game.ply,
                 "your_turn": game.status == "active" and game.turn_seat == seat.position,
-                "players": names[game.id], "link": seat_link(ctx, seat), "name": seat.name,
+                "players": names[seat.game_id], "link": seat_link(ctx, seat), "name": seat.name,
             })
         return out, more
 
@@ -705,7 +717,7 @@ def replace_seat_link(ctx: Context, token: object) -> str:
 # -- the clock: vacations and the autopilot -------------------------------------
 
 
-def pause_clock(ctx: Context, token: object, days: object) -> dict[str, Any]:
+def pause_clock(ctx: Context, token: object, days: object) -> SeatView:
     """Pause this player's own clock for ``days`` days (from their vacation
     allowance for the game).  If it is their turn the deadline moves back by the
     pause; a turn that reaches them while paused starts its clock when the pause
@@ -760,13 +772,13 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
         deadline = as_utc(game.deadline)
         if deadline is None or deadline > now:
             return None
-        rules = _rules_game(game)
-        if rules is None or rules.turn is None:
+        position = _rules_game(game)
+        if position is None or position.turn is None:
             return None
-        seat = seats[rules.turn]
-        move, order = choose_move(rules, random.Random(autopilot_seed(ctx.secret_key, game.seed, ply)))
-        rules.push(move, order)
-        outbox = _store_move(ctx, session, game, seats, seat, rules, move,
+        seat = seats[position.turn]
+        move, order = choose_move(position, random.Random(autopilot_seed(ctx.secret_key, game.seed, ply)))
+        position.push(move, order)
+        outbox = _store_move(ctx, session, game, seats, seat, position, move,
                              list(order) if order is not None else None, now, autopilot=True)
         if outbox is None:
             return None

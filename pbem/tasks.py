@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from datetime import timedelta
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from celery import Celery, Task, shared_task
 from celery.schedules import crontab
@@ -33,9 +33,16 @@ SWEEP_SECONDS = 60.0
 DEADLINE_SECONDS = 60.0
 
 
-@shared_task(name="pbem.deliver", bind=True, acks_late=True, reject_on_worker_lost=True,
-             autoretry_for=(OperationalError, ConnectionError), retry_backoff=5, retry_backoff_max=600,
-             retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=90, ignore_result=True)
+def _task(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """Celery's ``shared_task`` with these options.  Celery has no type
+    information, so to mypy the task it makes is ``Any``."""
+    decorator: Callable[[Callable[..., Any]], Any] = shared_task(**options)
+    return decorator
+
+
+@_task(name="pbem.deliver", bind=True, acks_late=True, reject_on_worker_lost=True,
+       autoretry_for=(OperationalError, ConnectionError), retry_backoff=5, retry_backoff_max=600,
+       retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=90, ignore_result=True)
 def deliver(self: Task, outbox_id: int) -> str:
     """Deliver one outbox row.  A passing SMTP failure is retried at the row's
     own next attempt time (exponential backoff with jitter, kept in the
@@ -52,32 +59,32 @@ def deliver(self: Task, outbox_id: int) -> str:
     return outcome
 
 
-@shared_task(name="pbem.sweep_outbox", ignore_result=True, soft_time_limit=240, time_limit=300)
+@_task(name="pbem.sweep_outbox", ignore_result=True, soft_time_limit=240, time_limit=300)
 def sweep_outbox() -> int:
     """Hand every pending row that is due to the workers (beat runs this)."""
     return len(clock.sweep_outbox(context(), handoff=relay))
 
 
-@shared_task(name="pbem.clock.deadlines", ignore_result=True, soft_time_limit=240, time_limit=300)
+@_task(name="pbem.clock.deadlines", ignore_result=True, soft_time_limit=240, time_limit=300)
 def deadlines() -> dict[str, int]:
     """The autopilot for every passed deadline, then the reminders that are due."""
     ctx = context()
     return {"autopilot": len(clock.expire_deadlines(ctx)), "reminders": len(clock.send_reminders(ctx))}
 
 
-@shared_task(name="pbem.clock.digests", ignore_result=True, soft_time_limit=600, time_limit=660)
+@_task(name="pbem.clock.digests", ignore_result=True, soft_time_limit=600, time_limit=660)
 def digests() -> int:
     """The daily digests (at most one per player, game and day however often it runs)."""
     return len(clock.send_digests(context()))
 
 
-@shared_task(name="pbem.clock.prune", ignore_result=True, soft_time_limit=600, time_limit=660)
+@_task(name="pbem.clock.prune", ignore_result=True, soft_time_limit=600, time_limit=660)
 def prune() -> dict[str, int]:
     """Retention: expire games nobody accepted, delete old sign-ins and mail."""
     return clock.prune(context())
 
 
-@shared_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)
+@_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)
 def tick() -> dict[str, int]:
     """All the periodic work once (for an operator: ``celery call pbem.clock.tick``)."""
     return clock.tick(context())
@@ -137,7 +144,7 @@ def celery_init_app(app: Flask) -> Celery:
     broker = app.config["BROKER_URL"]
     timeout = float(app.config["BROKER_TIMEOUT"])
     celery = Celery(app.name, task_cls=FlaskTask)
-    celery.pbem_paused_until = 0.0  # type: ignore[attr-defined]  # see relay()
+    celery.pbem_paused_until = 0.0  # see relay()
     celery.conf.update(
         broker_url=broker or "memory://localhost/",
         task_always_eager=not broker,
@@ -164,11 +171,11 @@ def celery_init_app(app: Flask) -> Celery:
     app.extensions["celery"] = celery
 
     def relay_in_app(ids: Iterable[int | None]) -> None:
-        ids = [i for i in ids if i is not None]
-        if not ids:
+        new = [i for i in ids if i is not None]
+        if not new:
             return
         with app.app_context():
-            relay(ids)
+            relay(new)
 
-    celery.relay = relay_in_app  # type: ignore[attr-defined]
+    celery.relay = relay_in_app
     return celery

@@ -19,6 +19,7 @@ from babel.dates import format_datetime, format_skeleton, format_time
 from .language import DEFAULT_LANGUAGE, DEFAULT_TIME_ZONE, TAGS, locale, translations, zone
 from .rules.errors import RulesError
 from .rules.tables import CLANS, EPOCHS, TERRAINS
+from .rules.views import BaseView, VillageEntry
 
 
 def N_(message: str) -> str:
@@ -121,7 +122,7 @@ def move_text(move: str) -> str:
     return move.replace("-", " → ")
 
 
-def describe_history(view: dict[str, Any], w: Words = ENGLISH) -> list[str]:
+def describe_history(view: BaseView, w: Words = ENGLISH) -> list[str]:
     """The history in words, one line per move.
 
     >>> describe_history({"history": [{"player": "Bob", "move": "12-13", "villages": [1]}],
@@ -139,7 +140,7 @@ def describe_history(view: dict[str, Any], w: Words = ENGLISH) -> list[str]:
     return lines
 
 
-def describe_village(v: dict[str, Any], w: Words = ENGLISH) -> str:
+def describe_village(v: VillageEntry, w: Words = ENGLISH) -> str:
     """One founded village: where, which epoch, who scored.
 
     >>> describe_village({"territory": 3, "terrain": "steppe", "epoch": 5, "points": 5,
@@ -163,7 +164,7 @@ def describe_village(v: dict[str, Any], w: Words = ENGLISH) -> str:
     return text
 
 
-def village_line(v: dict[str, Any], w: Words = ENGLISH) -> str:
+def village_line(v: VillageEntry, w: Words = ENGLISH) -> str:
     """A village in a list of them: ``#3: village on 20 (...)``."""
     return f"#{v['number']}: {describe_village(v, w)}"
 
@@ -202,7 +203,7 @@ def scores_text(clan_scores: dict[str, int], w: Words = ENGLISH) -> str:
     return ", ".join(f"{w.clan(c)} {s}" for c, s in clan_scores.items())
 
 
-def board_text(view: dict[str, Any], width: int = 72, w: Words = ENGLISH) -> list[str]:
+def board_text(view: BaseView, width: int = 72, w: Words = ENGLISH) -> list[str]:
     """The occupied territories that are not villages, compactly and wrapped
     between territories: ``12 (2 red, 1 blue); 13 (1 green); ...``.
 

@@ -196,7 +196,7 @@ def drawing(board: Board) -> Drawing:
 # --------------------------------------------------------------------------------------
 
 
-def as_int(value: Any) -> int | None:
+def as_int(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -208,7 +208,7 @@ def as_int(value: Any) -> int | None:
     return None
 
 
-def _parse_move(value: Any) -> tuple[int, int] | None:
+def _parse_move(value: object) -> tuple[int, int] | None:
     if not isinstance(value, str):
         return None
     parts = value.split("-")
@@ -220,10 +220,12 @@ def _parse_move(value: Any) -> tuple[int, int] | None:
     return (a, b)
 
 
-def read_view(board: Board, view: Mapping[str, Any]) -> Scene:
+def read_view(board: Board, view: Mapping[str, object]) -> Scene:
     """The huts, villages and last move of ``view`` that concern ``board``'s territories.
 
-    Missing or malformed parts are treated as empty; clans come in the canonical order
+    ``view`` is a view (``pbem.rules.views.BaseView``) or any part of one: the
+    pictures are drawn from what the caller hands in, checked here.  Missing or
+    malformed parts are treated as empty; clans come in the canonical order
     (red, yellow, green, blue, black), then any unknown clan names sorted."""
     huts: dict[int, tuple[tuple[str, int], ...]] = {}
     raw_huts = view.get("huts")
@@ -393,7 +395,7 @@ class Picture:
     arrow: Arrow | None
 
 
-def lay_out(board: Board, view: Mapping[str, Any]) -> Picture:
+def lay_out(board: Board, view: Mapping[str, object]) -> Picture:
     d = drawing(board)
     scene = read_view(board, view)
     layouts = {

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -162,7 +161,7 @@ def _paste_label(img: Image.Image, at: PxPoint, text: str, fill: str, halo: str,
     img.paste(sprite, (round(at[0]) + dx, round(at[1]) + dy), sprite)
 
 
-def render(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WIDTH) -> Image.Image:
+def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH) -> Image.Image:
     """The picture as an RGB image (``board_png`` encodes it)."""
     width = int(width)
     if width < 1:
@@ -228,7 +227,7 @@ def render(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WIDTH)
     return img
 
 
-def board_png(board: Board, view: Mapping[str, Any], *, width: int = DEFAULT_WIDTH) -> bytes:
+def board_png(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH) -> bytes:
     """The board in the position ``view`` as PNG bytes, ``width`` pixels wide (height by
     the board's aspect ratio); a palette image, small enough to attach to an email."""
     img = render(board, view, width=width)

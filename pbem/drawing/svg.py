@@ -15,7 +15,6 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from pbem.rules.board import Board
@@ -123,7 +122,7 @@ def _ints(values: Iterable[int]) -> set[int]:
 
 def board_svg(
     board: Board,
-    view: Mapping[str, Any],
+    view: Mapping[str, object],
     *,
     width: int | None = None,
     selectable: Iterable[int] = (),

@@ -14,17 +14,18 @@ from sqlmodel import Session
 from .. import services
 from ..context import Context
 from ..db import as_utc
-from ..models import Game, Login, Outbox, Seat
+from ..models import Game, Login, Outbox, Seat, table_of
 from ..queries import digest_news
 from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
+from ..rules.views import SeatView
 from ..words import (Words, board_text, describe_history, end_text, left_text, move_text, names_text,
                      scores_text, village_line, when_text)
 from . import messages
 from ..drawing.picture import board_png
 
-_OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
+_OUTBOX = table_of(Outbox)
 # Built once: a sign-in row keeps the link it sends.
 _KEEP_LOGIN = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
                .values(login_id=bindparam("the_login")))
@@ -42,7 +43,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         return None  # they asked never to be mailed again
     if row.kind == "login":
         login = _login_of(ctx, session, row)
-        if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():  # type: ignore[operator]
+        if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():
             return None
         w = Words(row.language or "en")
         context = {"link": services.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
@@ -61,7 +62,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     if row.kind == "digest":
         since = _digest_since_ply(session, row, seat, game)
     elif row.kind == "deadline":
-        since = len(view.get("history", []))
+        since = len(view["history"])
     else:
         since = _last_turn_ply(view, seat.position)
     # The recipient's own language and time zone, for this message only.
@@ -77,7 +78,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         context.update(confirming=seat.position == 0, inviter=creator.name, inviter_email=creator.email,
                        never=f"{ctx.base_url}/never/{services.seat_token(ctx, seat)}")
     picture = None
-    if row.kind in BOARD_KINDS and view.get("huts"):
+    if row.kind in BOARD_KINDS and view["huts"]:
         picture = board_png(classic_board(), view)
     context["has_board"] = picture is not None
     return messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
@@ -133,10 +134,10 @@ def _still_their_turn(game: Game, seat: Seat, event: str) -> bool:
             and game.turn_seat == seat.position and seat.mail == "every")
 
 
-def _last_turn_ply(view: dict[str, Any], position: int) -> int:
+def _last_turn_ply(view: SeatView, position: int) -> int:
     """The ply after this seat's last own move (0 if they have not moved)."""
     last = 0
-    for h in view.get("history", []):
+    for h in view["history"]:
         if h["seat"] == position:
             last = h["ply"]
     return last
@@ -148,12 +149,12 @@ def _digest_since_ply(session: Session, row: Outbox, seat: Seat, game: Game) -> 
     return game.ply if first is None else int(first)
 
 
-def _autopilot_context(view: dict[str, Any], lines: list[str], ply: int, position: int) -> dict[str, Any]:
+def _autopilot_context(view: SeatView, lines: list[str], ply: int, position: int) -> dict[str, Any]:
     """What the deadline mail says about the autopilot's move at ``ply`` (``lines``:
     the history in words)."""
-    history = view.get("history", [])
+    history = view["history"]
     entry = history[ply] if 0 <= ply < len(history) else None
-    absent = entry is not None and view["players"][entry["seat"]].get("absent", False)
+    absent = entry is not None and view["players"][entry["seat"]]["absent"]
     return {
         "autopilot_for": entry["player"] if entry else "",
         "autopilot_you": entry is not None and entry["seat"] == position,
@@ -164,19 +165,19 @@ def _autopilot_context(view: dict[str, Any], lines: list[str], ply: int, positio
     }
 
 
-def mail_context(view: dict[str, Any], *, seat_name: str, link: str, since_ply: int,
+def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
                  now: datetime | None = None, w: Words = Words()) -> dict[str, Any]:
     """What the templates need, derived from the viewer's view only (so a mail
     can show nothing its recipient may not see), worded for its reader ``w``."""
     history = describe_history(view, w)
     others = [p["name"] for p in view["players"] if p["name"] != seat_name]
-    finals = []
+    finals: list[dict[str, Any]] = []
     if view.get("finished") and view.get("final_scores"):
         winners = set(view.get("winners") or [])
         for p in view["players"]:
             clan = p["clan"]
             finals.append({"name": p["name"], "clan": clan, "chips": p["chips"],
-                           "clan_score": view["clan_scores"].get(clan, 0), "final": p["final_score"],
+                           "clan_score": view["clan_scores"].get(clan or "", 0), "final": p["final_score"],
                            "winner": p["name"] in winners, "you": p["name"] == seat_name,
                            "bg": clan_colour(clan or ""), "fg": clan_text_colour(clan or "")})
         finals.sort(key=lambda f: -(f["final"] or 0))

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from ..context import Context
 from ..db import as_utc, session_scope
-from ..models import Outbox
+from ..models import Outbox, table_of
 from .compose import compose
 from .transport import PermanentFailure, Transport
 
@@ -31,7 +31,7 @@ MAX_ATTEMPTS = 12
 MARK_SENT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 
 
-_OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
+_OUTBOX = table_of(Outbox)
 # Built once: every message runs them.
 _CLAIM = (
     update(_OUTBOX)

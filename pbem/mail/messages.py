@@ -173,7 +173,7 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
         msg.make_alternative(boundary=_boundary())
         msg.add_alternative(_inline_css(html), subtype="html")
         if picture is not None:
-            html_part: EmailMessage = msg.get_payload()[1]  # type: ignore[index, assignment]
+            html_part = list(msg.iter_parts())[1]
             html_part.make_related(boundary=_boundary())
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")

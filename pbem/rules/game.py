@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from random import Random
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Literal, Mapping, NamedTuple, Sequence
 
 from . import errors
 from .board import Board, load_board
@@ -35,6 +35,9 @@ from .tables import (
     epoch_of_village,
     village_value,
 )
+
+#: Why a game ended.
+End = Literal["twelfth-village", "no-legal-move"]
 
 _NCLANS = len(CLANS)
 _FIELD = 16  # bits per clan in a packed territory
@@ -157,7 +160,7 @@ class Game:
         self.clan_scores = [0] * _NCLANS
         self.chips = [0] * len(self.players)
         self.history: list[Played] = []
-        self.end: str | None = None if self._live else "no-legal-move"
+        self.end: End | None = None if self._live else "no-legal-move"
 
     def _load_position(self, position: Mapping[int, Mapping[str, int]]) -> None:
         """Set the engine's arrays from ``{territory: {clan: huts}}``."""
@@ -332,9 +335,10 @@ class Game:
             return False
         return True
 
-    def check(self, move: Move, order: Sequence[int] | None = None) -> tuple[int, ...]:
+    def check(self, move: Move, order: object = None) -> tuple[int, ...]:
         """Refuse ``move`` with the first failing check of ``record.md``'s table,
-        or return the villages it would found, in the order they would be taken."""
+        or return the villages it would found, in the order they would be taken.
+        ``order`` is checked last, whatever it is (a record's or a request's)."""
         text = str(move)
         where = f"at ply {self.ply}"
         if self.end is not None:
@@ -398,7 +402,7 @@ class Game:
             found.sort()
         return tuple(found)
 
-    def push(self, move: Move, order: Sequence[int] | None = None) -> list[Village]:
+    def push(self, move: Move, order: object = None) -> list[Village]:
         """Play ``move`` for the seat to move; ``order`` is the mover's order of the
         villages it founds (default: ascending territory id).  Returns the
         villages founded, in order."""
@@ -516,11 +520,14 @@ class Game:
 
     def final_scores(self) -> tuple[int, ...] | None:
         """Clan score plus chips for each seat, once over and clans are known."""
-        if self.end is None or any(c is None for c in self.clans):
+        if self.end is None:
+            return None
+        clans = [c for c in self.clans if c is not None]
+        if len(clans) != len(self.clans):
             return None
         return tuple(
-            self.clan_scores[CLAN_INDEX[c]] + chips  # type: ignore[index]
-            for c, chips in zip(self.clans, self.chips)
+            self.clan_scores[CLAN_INDEX[c]] + chips
+            for c, chips in zip(clans, self.chips)
         )
 
     def outcome(self) -> Outcome | None:
@@ -625,10 +632,3 @@ def _village_json(v: Village) -> dict[str, Any]:
         "clans": list(v.clans),
         "points": v.points,
     }
-
-
-def village_json(v: Village, players: Sequence[str]) -> dict[str, Any]:
-    """A village as ``record.md``'s result shows it (founder by name)."""
-    out = _village_json(v)
-    out["founder"] = players[v.founder]
-    return out

@@ -95,7 +95,9 @@ def autopilot_match(games: int = 400, seed: int = 1) -> MatchStats:
                 move, order = choose_move(game, rng)
                 times.append(time.perf_counter() - start)
             else:
-                move, order = game.random_move(rng), None  # type: ignore[assignment]
+                random_move = game.random_move(rng)
+                assert random_move is not None  # the game is not over
+                move, order = random_move, None
             game.push(move, order)
         finals = game.final_scores()
         assert finals is not None

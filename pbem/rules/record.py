@@ -19,7 +19,8 @@ from typing import Any
 
 from . import errors
 from .board import load_board
-from .game import Game, village_json
+from .game import Game
+from .views import village_json
 from .move import Move
 from .tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 

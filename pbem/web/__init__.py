@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import check_safe, load_config
@@ -29,7 +30,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         static_folder=str(PACKAGE / "static"),
     )
     app.config.update(settings)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    assert isinstance(app.json, DefaultJSONProvider)
+    app.json.sort_keys = False
 
     if settings["TRUSTED_PROXIES"]:
         hops = int(settings["TRUSTED_PROXIES"])
@@ -37,7 +39,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     engine = make_engine(settings["DATABASE_URL"])
     celery = celery_init_app(app)
-    ctx = Context(engine=engine, config=settings, relay=celery.relay,  # type: ignore[attr-defined]
+    ctx = Context(engine=engine, config=settings, relay=celery.relay,
                   limit=Limits(app))
     app.extensions["pbem"] = ctx
 

@@ -9,6 +9,7 @@ from flask import Blueprint, jsonify, request
 
 from .. import services
 from ..errors import BadRequest, Unauthorized
+from ..rules.views import NewGameView
 from ..app_context import context
 from .limits import limits
 from .openapi import OPENAPI
@@ -57,7 +58,7 @@ def create_game() -> Any:
     body = _json_body()
     players = services.parse_players(body.get("players"))
     game_id = services.start_game(context(), players, body.get("turn_hours"))
-    view = {"id": game_id, **services.public_game(context(), game_id)}
+    view: NewGameView = {"id": game_id, **services.public_game(context(), game_id)}
     return jsonify(view), 201, {"Location": f"/api/v1/games/{game_id}"}
 
 

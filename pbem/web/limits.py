@@ -87,4 +87,5 @@ def _shown(key: str) -> str:
 
 
 def limits() -> Limits:
-    return current_app.extensions["pbem_limits"]  # type: ignore[no-any-return]
+    found: Limits = current_app.extensions["pbem_limits"]
+    return found

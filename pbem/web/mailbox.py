@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import email
 import email.policy
+from email.message import EmailMessage
 from typing import Any
 
+import sqlalchemy
 from flask import Blueprint, Response, abort, render_template
 from sqlmodel import col, select
 
@@ -20,7 +22,7 @@ bp = Blueprint("mailbox", __name__, url_prefix="/mailbox")
 MAX_ID = 2**31 - 1
 
 
-def _parse(raw: str) -> Any:
+def _parse(raw: str) -> EmailMessage:
     return email.message_from_string(raw, policy=email.policy.default)
 
 
@@ -36,8 +38,9 @@ def _caught(mail_id: int) -> CaughtMail:
 def index() -> Any:
     with session_scope(context().engine) as session:
         # The list shows no bodies: leave the raw messages (each with its picture) behind.
-        mails = list(session.exec(
-            select(CaughtMail.id, CaughtMail.subject, CaughtMail.kind, CaughtMail.recipient, CaughtMail.created_at)
+        mails = list(session.connection().execute(
+            sqlalchemy.select(col(CaughtMail.id), col(CaughtMail.subject), col(CaughtMail.kind),
+                              col(CaughtMail.recipient), col(CaughtMail.created_at))
             .order_by(col(CaughtMail.id).desc()).limit(500)))
     return render_template("mailbox/index.html", mails=mails)
 

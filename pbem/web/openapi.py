@@ -25,8 +25,10 @@ from functools import cache
 from typing import Any, Callable, Iterable
 
 from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
+from ..rules.views import NewGameView, SeatView, View
 from ..services import MAIL_CHOICES, MAX_TURN_HOURS
 from ..tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
+from .schema import object_schema
 
 from ..players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
 from ..language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
@@ -212,7 +214,7 @@ _RATE_LIMITED = _refused(
     "`Retry-After` seconds.", "rate-limited",
     **{"Retry-After": _header("seconds to wait", {"type": "integer", "minimum": 1})},
 )
-_SEAT = [{"seat": []}]
+_SEAT: list[dict[str, list[str]]] = [{"seat": []}]
 
 
 def _body(schema: dict[str, Any]) -> dict[str, Any]:
@@ -228,86 +230,22 @@ def _schemas() -> dict[str, Any]:
     name, name_refused = name_patterns()
     address, address_refused = address_patterns()
     clan = {"enum": list(CLANS)}
-    counts = {"type": "object", "propertyNames": clan, "additionalProperties": {"type": "integer", "minimum": 1}}
-    when = {"type": ["string", "null"], "format": "date-time"}
-    player = {
-        "type": "object", "required": ["seat", "name", "chips", "clan", "to_move", "final_score", "accepted",
-                                       "absent", "paused_until"],
-        "properties": {
-            "seat": {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1},
-            "name": {"type": "string"},
-            "chips": {"type": "integer", "minimum": 0},
-            "clan": {"description": "everyone's clan once the game is over, nobody's before",
-                     "anyOf": [clan, {"type": "null"}]},
-            "to_move": {"type": "boolean"},
-            "final_score": {"type": ["integer", "null"]},
-            "accepted": {"type": "boolean", "description": "has accepted the invitation"},
-            "absent": {"type": "boolean", "description": "the autopilot moved for them three times running"},
-            "paused_until": {**when, "description": "their clock is paused until then"},
-        },
-    }
-    village = {
-        "type": "object", "required": ["number", "territory", "epoch", "founder", "terrain", "huts", "removed",
-                                       "clans", "points"],
-        "properties": {
-            "number": {"type": "integer", "minimum": 1}, "territory": {"type": "integer"},
-            "epoch": {"type": "integer", "minimum": 1}, "founder": {"type": "string"},
-            "terrain": {"type": "string"}, "huts": counts, "removed": counts,
-            "clans": {"type": "array", "items": clan}, "points": {"type": "integer"},
-        },
-    }
     move_text = {"type": "string", "pattern": "^[0-9]+-[0-9]+$"}
-    view_properties: dict[str, Any] = {
-        "game": {"type": "string", "pattern": GAME_ID, "description": "the game's public id"},
-        "status": {"enum": GAME_STATUSES,
-                   "description": "`waiting` (seat views only): you accepted, others have not yet"},
-        "turn_hours": {"type": "integer", "minimum": 1, "maximum": MAX_TURN_HOURS},
-        "deadline": {**when, "description": "when the player to move runs out of time"},
-        "board": {"type": "string"},
-        "ply": {"type": "integer", "minimum": 0, "description": "the number of moves made"},
-        "epoch": {"type": "integer", "minimum": 1},
-        "villages_founded": {"type": "integer", "minimum": 0},
-        "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS, "items": player},
-        "huts": {"type": "object", "description": "the huts on each territory (by id) of each clan",
-                 "additionalProperties": counts},
-        "villages": {"type": "array", "items": village},
-        "clan_scores": {"type": "object", "propertyNames": clan, "additionalProperties": {"type": "integer"}},
-        "next": {"type": ["string", "null"], "description": "the name of the player to move"},
-        "next_seat": {"type": ["integer", "null"], "minimum": 0},
-        "finished": {"type": "boolean"},
-        "end": {"enum": ["twelfth-village", "no-legal-move", None]},
-        "final_scores": {"type": ["object", "null"], "additionalProperties": {"type": "integer"}},
-        "winners": {"type": ["array", "null"], "items": {"type": "string"}},
-        "last_move": {"anyOf": [move_text, {"type": "null"}]},
-        "history": {"type": "array", "items": {
-            "type": "object", "required": ["ply", "seat", "player", "move", "villages"],
-            "properties": {"ply": {"type": "integer", "minimum": 1}, "seat": {"type": "integer", "minimum": 0},
-                           "player": {"type": "string"}, "move": move_text,
-                           "villages": {"type": "array", "items": {"type": "integer"}}}}},
-    }
-    seat_properties: dict[str, Any] = {
-        "seat": {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1},
-        "you": {"type": "string", "description": "your name"},
-        "clan": {"description": "your clan (none before the game starts)", "anyOf": [clan, {"type": "null"}]},
-        "your_turn": {"type": "boolean"},
-        "legal_moves": {"type": "array", "items": move_text},
-        "founding": {"type": "object", "description": "for each legal move that founds villages, their territories",
-                     "additionalProperties": {"type": "array", "items": {"type": "integer"}}},
-        "mail": {"enum": list(MAIL_CHOICES)},
-        "vacation_days_left": {"type": "integer", "minimum": 0},
+    # The views' shapes come from their types; these bounds are the service's,
+    # which the types (in the rules) cannot import.
+    bounds: dict[str, dict[str, Any]] = {
+        "game": {"pattern": GAME_ID}, "status": {"enum": GAME_STATUSES}, "turn_hours": {"maximum": MAX_TURN_HOURS},
     }
     return {
         "Error": {"type": "object", "required": ["error"], "properties": {"error": {
             "type": "object", "required": ["code", "message"],
             "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
-        "View": {"type": "object", "description": "a game as anyone may see it",
-                 "required": list(view_properties), "properties": view_properties},
-        "SeatView": {"description": "a game as one seat sees it: the public view and what only that seat may know",
-                     "allOf": [_ref("View"), {"type": "object", "required": list(seat_properties),
-                                              "properties": seat_properties}]},
-        "NewGameView": {"description": "the new game's public view, and its id",
-                        "allOf": [_ref("View"), {"type": "object", "required": ["id"], "properties": {
-                            "id": {"type": "string", "pattern": GAME_ID}}}]},
+        "View": object_schema(View, description="a game as anyone may see it", refine=bounds),
+        "SeatView": object_schema(
+            SeatView, description="a game as one seat sees it: the public view and what only that seat may know",
+            refine={**bounds, "mail": {"enum": list(MAIL_CHOICES)}}),
+        "NewGameView": object_schema(NewGameView, description="the new game's public view, and its id",
+                                     refine={**bounds, "id": {"pattern": GAME_ID}}),
         "Record": {"type": "object", "description": "the game's clans-record/1 (the clans only once it is over)",
                    "required": ["format", "board", "players", "setup", "moves"], "properties": {
                        "format": {"const": "clans-record/1"},

@@ -18,10 +18,11 @@ from markupsafe import Markup, escape
 
 from .. import services
 from ..errors import Conflict, Invalid, ServiceError, Unauthorized
-from ..rules import Move, classic_board
+from ..rules import Board, Move, classic_board
 from ..drawing.style import CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, terrain_colour
 from ..drawing.svg import board_svg
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
+from ..rules.views import SeatView, View, seated
 from ..app_context import context
 from ..language import LANGUAGES, NATIVE_NAMES, time_zones
 from ..words import N_, Words, describe_history, end_text, error_text, mail_labels, names_text, sentence, when_text
@@ -96,7 +97,8 @@ def signed_in_email() -> str | None:
             session.pop("email", None)
             session.pop("login", None)
         g.signed_in = email if ok else None
-    return g.signed_in  # type: ignore[no-any-return]
+    signed_in: str | None = g.signed_in
+    return signed_in
 
 
 @bp.app_context_processor
@@ -179,23 +181,23 @@ bp.add_app_template_filter(sentence, "sentence")
 # -- the seat page -----------------------------------------------------------
 
 
-def _board() -> Any:
+def _board() -> Board:
     return classic_board()
 
 
-def _moves_by_source(view: Mapping[str, Any]) -> dict[int, list[int]]:
+def _moves_by_source(view: View) -> dict[int, list[int]]:
     out: dict[int, list[int]] = {}
-    for text in view.get("legal_moves") or ():
+    for text in view["legal_moves"] if seated(view) else ():
         source, _, target = str(text).partition("-")
         out.setdefault(int(source), []).append(int(target))
     return {s: sorted(t) for s, t in sorted(out.items())}
 
 
-def _epochs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _epochs(view: View) -> list[dict[str, Any]]:
     rows = []
     first = 1
-    current = view.get("epoch") or 1
-    founded = view.get("villages_founded") or 0
+    current = view["epoch"]
+    founded = view["villages_founded"]
     for e in EPOCHS:
         last = first + e.villages - 1
         rows.append({
@@ -203,28 +205,28 @@ def _epochs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
             "villages": f"{first}" if first == last else f"{first}–{last}",
             "favourable": list(e.favourable), "every_terrain": set(e.favourable) == set(TERRAINS),
             "bonus": e.bonus, "hostile": list(e.hostile),
-            "current": e.number == current and not view.get("finished"),
+            "current": e.number == current and not view["finished"],
             "past": last <= founded,
         })
         first = last + 1
     return rows
 
 
-def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
+def _game_parts(view: View, token: str | None) -> dict[str, Any]:
     """What the game templates show besides the view itself."""
     board = _board()
     moves = _moves_by_source(view)
-    started = view.get("status") in ("active", "finished")
+    started = view["status"] in ("active", "finished")
     svg = None
     if started:
         svg = Markup(board_svg(board, view, selectable=moves.keys(),
                                title=f"The board after move {view.get('ply', 0)}"))
-    scores = view.get("clan_scores") or {}
+    scores = view["clan_scores"]
     top = max([20, *[int(v) for v in scores.values()]])
     w = words()
-    history = list(zip(view.get("history") or [], describe_history(dict(view), w)))
-    players = view.get("players") or []
-    founding = view.get("founding") or {}
+    history = list(zip(view["history"], describe_history(view, w)))
+    players = view["players"]
+    founding = view["founding"] if seated(view) else {}
     options = []
     for source, targets in moves.items():
         group = []
@@ -239,7 +241,7 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
             group.append({"value": text, "label": label})
         options.append({"source": source, "moves": group})
     play_data = {
-        "ply": view.get("ply", 0),
+        "ply": view["ply"],
         "moves": {str(s): t for s, t in moves.items()},
         "founding": founding,
         "terrains": {str(t): terrain for t, terrain in zip(board.ids, board.terrains)},
@@ -254,26 +256,26 @@ def _game_parts(view: Mapping[str, Any], token: str | None) -> dict[str, Any]:
                    for c in CLANS],
         "history": history,
         "chips_total": VILLAGE_CHIPS,
-        "not_accepted": [p["name"] for p in players if not p.get("accepted")],
-        "others": names_text([p["name"] for p in players if p.get("seat") != view.get("seat")], w),
+        "not_accepted": [p["name"] for p in players if not p["accepted"]],
+        "others": names_text([p["name"] for p in players if p["seat"] != view.get("seat")], w),
         "mail_labels": mail_labels(w),
-        "end_reason": end_text(view.get("end"), w),
+        "end_reason": end_text(view["end"], w),
         "winners_text": names_text(list(view.get("winners") or []), w),
     }
 
 
-def _seat_words(view: Mapping[str, Any]) -> Words:
+def _seat_words(view: SeatView) -> Words:
     """The reader of a seat page (its seat's language and time zone), for an error
     said before the page is drawn."""
-    speak_as_seat(str(view.get("language") or "en"), view.get("time_zone"))
+    speak_as_seat(view["language"], view["time_zone"])
     return words()
 
 
-def _play_page(token: str, view: Mapping[str, Any], *, error: str | None = None,
+def _play_page(token: str, view: SeatView, *, error: str | None = None,
                error_code: str | None = None, status: int = 200,
                form: Mapping[str, str] | None = None) -> Any:
     # A seat page speaks its seat's language, in its time zone.
-    speak_as_seat(str(view.get("language") or "en"), view.get("time_zone"))
+    speak_as_seat(view["language"], view["time_zone"])
     return render_template("play.html", view=view, error=error, error_code=error_code,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            time_zones=time_zones(), **_game_parts(view, token)), status
@@ -364,7 +366,7 @@ def seat_language(token: str) -> Any:
     except Invalid as e:
         view = services.seat_view(ctx, token)
         return _play_page(token, view, error=error_text(e, _seat_words(view)), error_code=e.code, status=e.status)
-    speak_as_seat(str(view["language"]), view.get("time_zone"))
+    speak_as_seat(view["language"], view["time_zone"])
     flash("Saved: this page and your emails now use the language you chose.", "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 

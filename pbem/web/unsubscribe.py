@@ -35,7 +35,7 @@ def _page(**values: Any) -> str:
 @bp.route("/unsubscribe/<token>", methods=["GET", "HEAD"])
 def confirm(token: str) -> Any:
     view = services.seat_view(context(), token)  # 401 for a bad token
-    return _page(title="Stop turn mail for this game?", done=False, game=view["game"], name=view.get("you", ""),
+    return _page(title="Stop turn mail for this game?", done=False, game=view["game"], name=view["you"],
                  link=f"{context().base_url}/play/{token}")
 
 
@@ -50,7 +50,7 @@ def unsubscribe(token: str) -> Any:
     if one_click:
         return Response(f"Unsubscribed: no more turn mail for game {view['game']}.\n",
                         mimetype="text/plain")
-    return _page(title="Mail stopped", done=True, game=view["game"], mail_was=before and before.get("mail"),
+    return _page(title="Mail stopped", done=True, game=view["game"], mail_was=before and before["mail"],
                  link=f"{ctx.base_url}/play/{token}")
 
 

@@ -6,7 +6,7 @@ Create Date: 2026-11-30 07:34:28.791488
 """
 from alembic import op
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 
 
 revision = '0001'

@@ -8,7 +8,7 @@ import secrets
 
 from alembic import op
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 
 
 revision = '0002'

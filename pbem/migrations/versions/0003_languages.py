@@ -6,7 +6,7 @@ Create Date: 2026-12-01 07:00:00
 """
 from alembic import op
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 
 
 revision = '0003'
