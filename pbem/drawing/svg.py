@@ -19,6 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from pbem.rules.board import Board
 from pbem.rules.tables import EPOCHS
+from pbem.words import ENGLISH, Words
 
 from .layout import Point, Scene, Shape, as_int, lay_out
 from .style import (
@@ -70,20 +71,23 @@ from .style import (
 )
 
 
-def territory_title(shape: Shape, scene: Scene) -> str:
-    """E.g. ``12 · forest · red 2, blue 1`` (plus the village, if any)."""
+def territory_title(shape: Shape, scene: Scene, w: Words = ENGLISH) -> str:
+    """E.g. ``12 · forest · red 2, blue 1`` (plus the village, if any), in the
+    reader's words."""
     huts = scene.huts.get(shape.id, ())
-    contents = ", ".join(f"{clan} {n}" for clan, n in huts) if huts else "empty"
-    text = f"{shape.id} · {shape.terrain} · {contents}"
+    contents = ", ".join(f"{w.clan(clan)} {n}" for clan, n in huts) if huts else w.p_("territory", "empty")
+    text = f"{shape.id} · {w.terrain(shape.terrain)} · {contents}"
     village = scene.villages.get(shape.id)
     if village is not None:
-        text += " · village"
-        if village.number is not None:
-            text += f" {village.number}"
-            if 1 <= village.number <= sum(e.villages for e in EPOCHS):
-                text += f" (epoch {_epoch_roman(village.number)})"
+        if village.number is None:
+            text += " · " + w._("village")
+        elif 1 <= village.number <= sum(e.villages for e in EPOCHS):
+            text += " · " + w._("village %(number)s (epoch %(epoch)s)", number=village.number,
+                                epoch=_epoch_roman(village.number))
+        else:
+            text += " · " + w._("village %(number)s", number=village.number)
         if village.points is not None:
-            text += f", {village.points} points"
+            text += ", " + w.n_("%(num)d point", "%(num)d points", village.points)
     return text
 
 
@@ -129,33 +133,35 @@ def board_svg(
     targets: Iterable[int] = (),
     selected: int | None = None,
     title: str | None = None,
+    w: Words = ENGLISH,
 ) -> str:
     """A standalone ``<svg>`` of the board in the position ``view``.
 
     Each territory is a ``<path id="t-ID" data-territory="ID">`` with a ``<title>``;
     those in ``selectable``/``targets`` and ``selected`` get the classes ``selectable``,
     ``target`` and ``selected``.  Labels and overlays ignore pointer events, so a click
-    anywhere on a territory reaches its path."""
+    anywhere on a territory reaches its path.  The titles people read are in ``w``'s
+    language (English by default)."""
     pic = lay_out(board, view)
     d, scene = pic.drawing, pic.scene
-    w, h = d.size
+    box_w, h = d.size
     sel = _ints(selectable)
     tgt = _ints(targets)
     chosen = as_int(selected) if selected is not None else None
     if width is None:
         size_attrs = 'width="100%"'
     else:
-        size_attrs = f'width="{int(width)}" height="{round(int(width) * h / w)}"'
-    label = title if title is not None else "Clans board"
+        size_attrs = f'width="{int(width)}" height="{round(int(width) * h / box_w)}"'
+    label = title if title is not None else w._("Clans board")
     out: list[str] = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_f(w)} {_f(h)}" {size_attrs} '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_f(box_w)} {_f(h)}" {size_attrs} '
         f'class="clans-board" role="img" aria-label={quoteattr(label)} '
         f'font-family={quoteattr(FONT_FAMILY)}>'
     ]
     if title is not None:
         out.append(f"<title>{escape(title)}</title>")
     out.append(f"<style>{BOARD_CSS}</style>")
-    out.append(f'<rect width="{_f(w)}" height="{_f(h)}" fill="{BACKGROUND}"/>')
+    out.append(f'<rect width="{_f(box_w)}" height="{_f(h)}" fill="{BACKGROUND}"/>')
 
     # Territories: the clickable layer.
     out.append(f'<g class="territories" stroke="{BORDER}" stroke-width="{_f(BORDER_W)}" '
@@ -175,7 +181,7 @@ def board_svg(
         out.append(
             f'<path id="t-{s.id}" data-territory="{s.id}" class="{" ".join(classes)}" '
             f'fill="{terrain_colour(s.terrain)}" d="{_path(s.outline)}">'
-            f"<title>{escape(territory_title(s, scene))}</title></path>"
+            f"<title>{escape(territory_title(s, scene, w))}</title></path>"
         )
     out.append("</g>")
 

@@ -19,6 +19,17 @@
   var moves = data.moves || {};
   var founding = data.founding || {};
   var terrains = data.terrains || {};
+  /* The page's words, in its language; {name} marks what this script fills in. */
+  var words = data.words || {};
+  function say(key, values) {
+    var text = String(words[key] || "");
+    return text.replace(/\{(\w+)\}/g, function (all, name) {
+      return values && name in values ? String(values[name]) : all;
+    });
+  }
+  function terrainName(terrain) {
+    return (words.terrains || {})[terrain] || terrain;
+  }
 
   var hint = document.getElementById("move-hint");
   var moveInput = document.getElementById("confirm-move-input");
@@ -46,7 +57,7 @@
   }
 
   function describe(id) {
-    return id + (terrains[id] ? " (" + terrains[id] + ")" : "");
+    return id + (terrains[id] ? " (" + terrainName(terrains[id]) + ")" : "");
   }
 
   function outline(id, cls) {
@@ -125,13 +136,13 @@
       li.setAttribute("data-village", id);
       var name = document.createElement("span");
       name.className = "order-name";
-      name.textContent = "Village on " + describe(id);
+      name.textContent = say("village", { territory: describe(id) });
       li.appendChild(name);
       [["↑", -1, "earlier"], ["↓", 1, "later"]].forEach(function (spec) {
         var b = document.createElement("button");
         b.type = "button";
         b.textContent = spec[0];
-        b.setAttribute("aria-label", "Found the village on " + id + " " + spec[2]);
+        b.setAttribute("aria-label", say(spec[2], { territory: id }));
         b.disabled = (spec[1] < 0 && i === 0) || (spec[1] > 0 && i === order.length - 1);
         b.addEventListener("click", function () {
           var j = i + spec[1];
@@ -171,8 +182,8 @@
         p.setAttribute("role", "button");
         var id = p.getAttribute("data-territory");
         p.setAttribute("aria-label", p.classList.contains("target")
-          ? "Move the huts of " + source + " onto " + id
-          : "Territory " + id + ": move its huts");
+          ? say("target_label", { source: source, target: id })
+          : say("source_label", { territory: id }));
       } else {
         p.removeAttribute("tabindex");
         p.removeAttribute("role");
@@ -181,11 +192,11 @@
     });
 
     if (source === null) {
-      hint.textContent = "Tap a territory to move all its huts.";
+      hint.textContent = say("hint");
     } else if (target === null) {
-      hint.textContent = "From " + source + ": tap one of the highlighted neighbours (tap " + source + " again to cancel).";
+      hint.textContent = say("from", { source: source });
     } else {
-      hint.textContent = "Move " + source + " → " + target + ": confirm below.";
+      hint.textContent = say("chosen", { move: source + " → " + target });
     }
 
     if (target === null) {
@@ -198,9 +209,9 @@
     moveInput.value = moveText();
     moveLabel.textContent = source + " → " + target;
     if (villages.length === 1) {
-      note.textContent = "founds a village on " + describe(villages[0]);
+      note.textContent = say("founds_one", { territory: describe(villages[0]) });
     } else if (villages.length > 1) {
-      note.textContent = "founds " + villages.length + " villages";
+      note.textContent = (words.founds_many || {})[String(villages.length)] || "";
     } else {
       note.textContent = "";
     }
@@ -232,7 +243,7 @@
       source = null;
       target = null;
       render();
-      hint.textContent = "The huts on " + id + " cannot move: pick a territory with a legal move.";
+      hint.textContent = say("stuck", { territory: id });
       return;
     }
     render();
@@ -271,7 +282,7 @@
       return;
     }
     submit.disabled = true;
-    submit.textContent = "Playing…";
+    submit.textContent = say("playing");
   });
 
   hint.hidden = false;
@@ -282,7 +293,7 @@
   }
   window.addEventListener("pageshow", function () {
     submit.disabled = false;
-    submit.textContent = "Confirm move";
+    submit.textContent = say("confirm");
   });
   render();
 })();

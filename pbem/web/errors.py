@@ -13,16 +13,26 @@ from ..errors import RateLimited, ServiceError
 from ..words import N_, error_text
 from .locale import words
 
-#: Werkzeug's own descriptions of the HTTP errors a visitor may meet, so that the
-#: catalog has them (an error page says its description in the page's language).
-_HTTP_DESCRIPTIONS = (
+#: Werkzeug's own descriptions of the HTTP errors it raises (an unknown address,
+#: a wrong method, a body too large...), so that the error page can say them in
+#: its reader's language.  The API keeps them in English.
+_HTTP_DESCRIPTIONS = frozenset({
     N_("The browser (or proxy) sent a request that this server could not understand."),
-    N_("The requested URL was not found on the server. If you entered the URL manually please check "
-       "your spelling and try again."),
+    N_("You don't have the permission to access the requested resource. It is either read-protected or "
+       "not readable by the server."),
+    N_("The requested URL was not found on the server. If you entered the URL manually please check your "
+       "spelling and try again."),
     N_("The method is not allowed for the requested URL."),
     N_("The data value transmitted exceeds the capacity limit."),
-)
-_INTERNAL = N_("Something went wrong on our side; nothing was changed.")
+    N_("The length of the requested URL exceeds the capacity limit for this server. The request cannot be "
+       "processed."),
+    N_("The server does not support the media type transmitted in the request."),
+    N_("This user has exceeded an allotted request count. Try again later."),
+    N_("One or more header fields exceeds the maximum size."),
+    N_("The server encountered an internal error and was unable to complete your request. Either the server "
+       "is overloaded or there is an error in the application."),
+})
+_UNEXPECTED = N_("Something went wrong on our side; nothing was changed.")
 
 #: The answer (400) to a POST whose form token is missing or wrong (csrf.py).
 FORM_EXPIRED = N_("This form has expired or did not come from this site. Go back, reload the page and try again.")
@@ -56,13 +66,14 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException) -> Any:
         code = (e.name or "error").lower().replace(" ", "-")
-        description = e.description or e.name
-        response, status = error_response(code, description, e.code or 500, words()._(description))
+        message = e.description or e.name
+        if message in _HTTP_DESCRIPTIONS and not _wants_json():
+            message = words()._(message)
+        response, status = error_response(code, message, e.code or 500)
         # The exception's own headers (a 405's Allow), not its HTML content type.
         return response, status, [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
 
     @app.errorhandler(Exception)
     def unexpected(e: Exception) -> Any:
         app.logger.exception("unexpected error")
-        return error_response("internal-error", _INTERNAL, 500, words()._(_INTERNAL))
-
+        return error_response("internal-error", _UNEXPECTED if _wants_json() else words()._(_UNEXPECTED), 500)

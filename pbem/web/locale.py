@@ -15,6 +15,7 @@ from flask_babel import Babel, refresh
 
 from ..language import BABEL_LOCALES, CATALOGS, DEFAULT_TIME_ZONE, LANGUAGES, NATIVE_NAMES, \
     UnknownLanguage, best_language, clean_language
+from ..rules.views import SeatView
 from ..words import Words
 
 bp = Blueprint("language", __name__)
@@ -39,11 +40,13 @@ def time_zone() -> str:
     return str(g.get("time_zone") or DEFAULT_TIME_ZONE)
 
 
-def speak_as_seat(language_code: str, zone_name: str | None) -> None:
-    """A seat page: speak the seat's language, write times in its time zone."""
-    g.language = language_code
-    g.time_zone = zone_name or DEFAULT_TIME_ZONE
+def seat_words(view: SeatView) -> Words:
+    """A seat's page (or a message for one): speak the seat's language, write
+    times in its time zone; the reader, for sentences built in Python."""
+    g.language = view["language"]
+    g.time_zone = view["time_zone"] or DEFAULT_TIME_ZONE
     refresh()  # Flask-Babel caches the locale per request
+    return words()
 
 
 def words() -> Words:

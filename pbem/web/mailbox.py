@@ -14,6 +14,7 @@ from sqlmodel import col, select
 from ..db import session_scope
 from ..models import CaughtMail
 from ..app_context import context
+from .locale import words
 
 bp = Blueprint("mailbox", __name__, url_prefix="/mailbox")
 
@@ -30,7 +31,7 @@ def _caught(mail_id: int) -> CaughtMail:
     with session_scope(context().engine) as session:
         mail = session.get(CaughtMail, mail_id)
     if mail is None:
-        abort(404, description=f"there is no caught mail {mail_id}")
+        abort(404, description=words()._("there is no caught mail %(id)s", id=mail_id))
     return mail
 
 
@@ -61,7 +62,7 @@ def html(mail_id: int) -> Any:
     """The HTML part, with its inline picture pointed at the part below."""
     part = _parse(_caught(mail_id).raw).get_body(preferencelist=("html",))
     if part is None:
-        abort(404, description="this message has no HTML part")
+        abort(404, description=words()._("this message has no HTML part"))
     body = part.get_content().replace("cid:board", f"/mailbox/{mail_id}/board.png")
     # Shown in a frame: its links should open the page itself, not inside the frame.
     body = body.replace("<head>", '<head><base target="_top">', 1)
@@ -75,4 +76,4 @@ def picture(mail_id: int) -> Any:
     for part in _parse(_caught(mail_id).raw).walk():
         if part.get_content_type() == "image/png":
             return Response(part.get_content(), mimetype="image/png")
-    abort(404, description="this message has no picture")
+    abort(404, description=words()._("this message has no picture"))

@@ -27,7 +27,7 @@ from ..app_context import context
 from ..language import LANGUAGES, NATIVE_NAMES, time_zones
 from ..words import N_, Words, describe_history, end_text, error_text, mail_labels, names_text, sentence, when_text
 from .limits import limits
-from .locale import language, speak_as_seat, words
+from .locale import language, seat_words, words
 
 bp = Blueprint("pages", __name__)
 
@@ -149,8 +149,8 @@ def create_game() -> Any:
     if hours_text.strip():
         m = _WHOLE.fullmatch(hours_text)
         if m is None:
-            return _home(rows, hours_text, words()._("The turn time must be a whole number of hours, e.g. 72."),
-                         422, bad_field="turn_hours")
+            return _home(rows, hours_text, words()._("The turn time must be a whole number of hours, e.g. 72."), 422,
+                         bad_field="turn_hours")
         hours = int(m.group(1))
     limits().per_ip("LIMIT_NEW_GAMES")
     try:
@@ -217,13 +217,13 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
     board = _board()
     moves = _moves_by_source(view)
     started = view["status"] in ("active", "finished")
+    w = words()
     svg = None
     if started:
         svg = Markup(board_svg(board, view, selectable=moves.keys(),
-                               title=f"The board after move {view.get('ply', 0)}"))
+                               title=w._("The board after move %(ply)s", ply=view["ply"]), w=w))
     scores = view["clan_scores"]
     top = max([20, *[int(v) for v in scores.values()]])
-    w = words()
     history = list(zip(view["history"], describe_history(view, w)))
     players = view["players"]
     founding = view["founding"] if seated(view) else {}
@@ -235,9 +235,10 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
             villages = founding.get(text) or []
             label = f"{source} → {target}"
             if len(villages) == 1:
-                label += f" (founds a village on {villages[0]})"
+                label = w._("%(move)s (founds a village on %(territory)s)", move=label, territory=villages[0])
             elif villages:
-                label += f" (founds villages on {', '.join(map(str, villages))}: give their order)"
+                label = w._("%(move)s (founds villages on %(territories)s: give their order)",
+                            move=label, territories=", ".join(map(str, villages)))
             group.append({"value": text, "label": label})
         options.append({"source": source, "moves": group})
     play_data = {
@@ -245,6 +246,7 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
         "moves": {str(s): t for s, t in moves.items()},
         "founding": founding,
         "terrains": {str(t): terrain for t, terrain in zip(board.ids, board.terrains)},
+        "words": _play_words(founding, w),
     }
     return {
         "token": token,
@@ -264,18 +266,35 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
     }
 
 
-def _seat_words(view: SeatView) -> Words:
-    """The reader of a seat page (its seat's language and time zone), for an error
-    said before the page is drawn."""
-    speak_as_seat(view["language"], view["time_zone"])
-    return words()
+def _play_words(founding: Mapping[str, list[int]], w: Words) -> dict[str, Any]:
+    """What play.js says, in the page's language: ``{name}`` placeholders are
+    filled in by the script (territory numbers, the move)."""
+    return {
+        "hint": w._("Tap a territory to move all its huts."),
+        "from": w._("From %(source)s: tap one of the highlighted neighbours (tap %(source)s again to cancel).",
+                    source="{source}"),
+        "chosen": w._("Move %(move)s: confirm below.", move="{move}"),
+        "stuck": w._("The huts on %(territory)s cannot move: pick a territory with a legal move.",
+                     territory="{territory}"),
+        "source_label": w._("Territory %(territory)s: move its huts", territory="{territory}"),
+        "target_label": w._("Move the huts of %(source)s onto %(target)s", source="{source}", target="{target}"),
+        "founds_one": w._("founds a village on %(territory)s", territory="{territory}"),
+        # One sentence per number of villages a move on this page founds (Czech has three forms).
+        "founds_many": {str(n): w.n_("founds %(num)d village", "founds %(num)d villages", n)
+                        for n in sorted({len(v) for v in founding.values() if len(v) > 1})},
+        "village": w._("Village on %(territory)s", territory="{territory}"),
+        "earlier": w._("Found the village on %(territory)s earlier", territory="{territory}"),
+        "later": w._("Found the village on %(territory)s later", territory="{territory}"),
+        "playing": w._("Playing…"),
+        "confirm": w._("Confirm move"),
+        "terrains": {t: w.terrain(t) for t in TERRAINS},
+    }
 
 
 def _play_page(token: str, view: SeatView, *, error: str | None = None,
                error_code: str | None = None, status: int = 200,
                form: Mapping[str, str] | None = None) -> Any:
-    # A seat page speaks its seat's language, in its time zone.
-    speak_as_seat(view["language"], view["time_zone"])
+    seat_words(view)
     return render_template("play.html", view=view, error=error, error_code=error_code,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            time_zones=time_zones(), **_game_parts(view, token)), status
@@ -289,10 +308,11 @@ def play(token: str) -> Any:
 @bp.post("/play/<token>/accept")
 def accept(token: str) -> Any:
     view = services.accept(context(), token)  # accepting twice is accepting once
+    w = seat_words(view)
     if view.get("status") == "active":
-        flash("You accepted — everyone is in, so the game has started. Your clan has been dealt.", "ok")
+        flash(w._("You accepted — everyone is in, so the game has started. Your clan has been dealt."), "ok")
     else:
-        flash("You accepted the invitation. The game starts when everyone has accepted.", "ok")
+        flash(w._("You accepted the invitation. The game starts when everyone has accepted."), "ok")
     return redirect(url_for(".play", token=token), 303)
 
 
@@ -322,12 +342,12 @@ def move(token: str) -> Any:
             raise Invalid(N_("choose a move first: pick one from the list, or type it like 12-13"),
                           code="no-move")
         order = _parse_order(order_text)
-        services.submit_move(ctx, token, text, order, ply, strict=False)
+        view = services.submit_move(ctx, token, text, order, ply, strict=False)
     except Unauthorized:
         raise
     except ServiceError as e:
         view = services.seat_view(ctx, token)
-        w = _seat_words(view)
+        w = seat_words(view)
         if e.code == "stale":
             message = w._("The game has moved on since you loaded the page: it is now at move %(ply)s. "
                           "Here is the fresh position — nothing was played.", ply=view.get("ply"))
@@ -339,7 +359,7 @@ def move(token: str) -> Any:
             message = w._("%(error)s Nothing was played.", error=error_text(e, w))
         return _play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
     played = Move.parse(text, strict=False)
-    flash(f"Your move {played.source} → {played.target} was played.", "ok")
+    flash(seat_words(view)._("Your move %(move)s was played.", move=f"{played.source} → {played.target}"), "ok")
     return redirect(url_for(".play", token=token), 303)
 
 
@@ -348,11 +368,12 @@ def mail(token: str) -> Any:
     ctx = context()
     choice = request.form.get("mail", "")
     try:
-        services.set_mail(ctx, token, choice)
+        view = services.set_mail(ctx, token, choice)
     except Invalid as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=error_text(e, _seat_words(view)), error_code=e.code, status=e.status)
-    flash(f"Saved: {mail_labels(words())[choice].lower()}.", "ok")
+        return _play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
+    w = seat_words(view)
+    flash(w._("Saved: %(choice)s.", choice=mail_labels(w)[choice].lower()), "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
 
@@ -365,9 +386,9 @@ def seat_language(token: str) -> Any:
                                      request.form.get("time_zone", "")[:64].strip())
     except Invalid as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=error_text(e, _seat_words(view)), error_code=e.code, status=e.status)
-    speak_as_seat(view["language"], view["time_zone"])
-    flash("Saved: this page and your emails now use the language you chose.", "ok")
+        return _play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
+    w = seat_words(view)
+    flash(w._("Saved: this page and your emails now use the language you chose."), "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
 
@@ -380,8 +401,10 @@ def pause(token: str) -> Any:
         view = services.pause_clock(ctx, token, int(m.group(1)) if m else text)
     except (Invalid, Conflict) as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=error_text(e, _seat_words(view)), error_code=e.code, status=e.status)
-    flash(f"Your clock is paused until {when(view['players'][view['seat']]['paused_until'])}.", "ok")
+        return _play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
+    w = seat_words(view)
+    until = when(view["players"][view["seat"]]["paused_until"])
+    flash(w._("Your clock is paused until %(when)s.", when=until), "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
 
@@ -389,7 +412,9 @@ def pause(token: str) -> Any:
 def new_link(token: str) -> Any:
     """Replace a leaked seat link: the new one goes by mail to the seat's own
     address, and this one stops working at once."""
-    services.replace_seat_link(context(), token)
+    ctx = context()
+    seat_words(services.seat_view(ctx, token))  # the page speaks the seat's language
+    services.replace_seat_link(ctx, token)
     return render_template("new_link.html")
 
 
@@ -421,13 +446,18 @@ def signin(token: str) -> Any:
 @bp.post("/signin/<token>")
 def signin_post(token: str) -> Any:
     opened = services.use_login(context(), token)
-    chosen = session.get("language")
-    session.clear()  # a fresh session (and form token) for the signed-in player
-    if chosen:
-        session["language"] = chosen  # the language they picked stays theirs
+    _fresh_session()  # a fresh session (and form token) for the signed-in player
     session["email"] = opened.email
     session["login"] = opened.login_id
     return redirect(url_for(".games"), 303)
+
+
+def _fresh_session() -> None:
+    """Forget the session, but not the language this browser chose with the switch."""
+    chosen = session.get("language")
+    session.clear()
+    if chosen is not None:
+        session["language"] = chosen
 
 
 @bp.get("/games")
@@ -444,10 +474,7 @@ def games() -> Any:
 @bp.post("/logout")
 def logout() -> Any:
     services.sign_out(context(), session.get("login"))
-    chosen = session.get("language")
-    session.clear()
-    if chosen:
-        session["language"] = chosen
-    flash("You are signed out.", "ok")
+    _fresh_session()
+    flash(words()._("You are signed out."), "ok")
     return redirect(url_for(".home"), 303)
 

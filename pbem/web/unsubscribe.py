@@ -21,6 +21,7 @@ from flask import Blueprint, Response, render_template, request
 from .. import services
 from ..app_context import context
 from .limits import limits
+from .locale import seat_words, words
 
 bp = Blueprint("unsubscribe", __name__)
 
@@ -35,8 +36,9 @@ def _page(**values: Any) -> str:
 @bp.route("/unsubscribe/<token>", methods=["GET", "HEAD"])
 def confirm(token: str) -> Any:
     view = services.seat_view(context(), token)  # 401 for a bad token
-    return _page(title="Stop turn mail for this game?", done=False, game=view["game"], name=view["you"],
-                 link=f"{context().base_url}/play/{token}")
+    seat_words(view)
+    return _page(title=words()._("Stop turn mail for this game?"), done=False, game=view["game"],
+                 name=view["you"], link=f"{context().base_url}/play/{token}")
 
 
 @bp.post("/unsubscribe/<token>")
@@ -47,10 +49,11 @@ def unsubscribe(token: str) -> Any:
     # before it changes anything.
     before = None if one_click else services.seat_view(ctx, token)
     view = services.set_mail(ctx, token, "none")
+    seat_words(view)
     if one_click:
-        return Response(f"Unsubscribed: no more turn mail for game {view['game']}.\n",
+        return Response(words()._("Unsubscribed: no more turn mail for game %(game)s.", game=view["game"]) + "\n",
                         mimetype="text/plain")
-    return _page(title="Mail stopped", done=True, game=view["game"], mail_was=before and before["mail"],
+    return _page(title=words()._("Mail stopped"), done=True, game=view["game"], mail_was=before and before["mail"],
                  link=f"{ctx.base_url}/play/{token}")
 
 
@@ -62,12 +65,14 @@ def unsubscribe(token: str) -> Any:
 
 @bp.route("/never/<token>", methods=["GET", "HEAD"])
 def never(token: str) -> Any:
-    services.seat_view(context(), token)  # 401 for a bad token
+    seat_words(services.seat_view(context(), token))  # 401 for a bad token
     return render_template("never.html", token=token, done=False)
 
 
 @bp.post("/never/<token>")
 def never_post(token: str) -> Any:
     limits().per_ip("LIMIT_NEVER")
-    services.never_mail(context(), token)
+    ctx = context()
+    seat_words(services.seat_view(ctx, token))  # 401 for a bad token
+    services.never_mail(ctx, token)
     return render_template("never.html", token=token, done=True)
