@@ -25,7 +25,8 @@ from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VI
 from ..rules.views import SeatView, View, seated
 from ..app_context import context
 from ..language import LANGUAGES, NATIVE_NAMES, time_zones
-from ..words import N_, Words, describe_history, end_text, error_text, mail_labels, names_text, sentence, when_text
+from ..words import (N_, Words, describe_history, end_text, error_text, mail_labels, move_text, names_text,
+                     sentence, when_text)
 from .limits import limits
 from .locale import language, seat_words, words
 
@@ -359,7 +360,8 @@ def move(token: str) -> Any:
             message = w._("%(error)s Nothing was played.", error=error_text(e, w))
         return _play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
     played = Move.parse(text, strict=False)
-    flash(seat_words(view)._("Your move %(move)s was played.", move=f"{played.source} → {played.target}"), "ok")
+    shown = move_text(str(played))
+    flash(seat_words(view)._("Your move %(move)s was played.", move=shown), "ok")
     return redirect(url_for(".play", token=token), 303)
 
 
