@@ -107,11 +107,12 @@ def test_the_creators_confirmation_in_their_language(ctx):
 
 def test_invitations_turns_and_the_end_each_in_the_readers_language(ctx):
     game_id, toks = _started(ctx, check_invites=True)
-    play(ctx, toks, 4)
-    turns = _rows(ctx, "turn")
-    assert {r for _, r in turns} == set(LANGUAGE_OF)
-    for row_id, recipient in turns:
+    # Each turn mail while it is still that player's turn.
+    for _ in range(4):
+        row_id, recipient = _rows(ctx, "turn")[-1]
         _check(ctx, row_id, recipient)
+        play(ctx, toks, 1)
+    assert {r for _, r in _rows(ctx, "turn")} == set(LANGUAGE_OF)
     while services.public_game(ctx, game_id)["status"] == "active":
         play(ctx, toks, 1)
     overs = _rows(ctx, "game-over")
@@ -186,30 +187,34 @@ def test_no_turn_mail_depends_on_another_players_clan(ctx):
     """Non-interference, in every language: deal the others other clans and each
     player's turn mail is the same."""
     game_id, toks = _started(ctx)
-    play(ctx, toks, 4)
-    rows = _rows(ctx, "turn")
+    for _ in range(4):
+        _redealt_turn_mail_is_the_same(ctx, game_id)
+        play(ctx, toks, 1)
+
+
+def _redealt_turn_mail_is_the_same(ctx: Any, game_id: str) -> None:
+    row_id, recipient = _rows(ctx, "turn")[-1]
     with session_scope(ctx.engine) as session:
         game = session.exec(select(Game).where(Game.public_id == game_id)).one()
         state = json.loads(game.state)
         seats = {s.email: s.position for s in session.exec(select(Seat).where(Seat.game_id == game.id))}
-    for row_id, recipient in rows:
-        before = parts(_build(ctx, row_id))
-        mine = seats[recipient]
-        changed = dict(state)
-        unused = [c for c in CLANS if c not in state["clans"]]
-        others = [i for i in range(4) if i != mine]
-        changed["clans"] = list(state["clans"])
-        # Four players, five clans: rotate the others' clans through the unused one.
-        pool = [state["clans"][i] for i in others] + unused
-        for k, i in enumerate(others):
-            changed["clans"][i] = pool[k + 1]
-        with session_scope(ctx.engine) as session:
-            game = session.exec(select(Game).where(Game.public_id == game_id)).one()
-            game.state = json.dumps(changed)
-            session.add(game)
-        after = parts(_build(ctx, row_id))
-        with session_scope(ctx.engine) as session:
-            game = session.exec(select(Game).where(Game.public_id == game_id)).one()
-            game.state = json.dumps(state)
-            session.add(game)
-        assert (before["text"], before["html"], before["images"]) == (after["text"], after["html"], after["images"])
+    before = parts(_build(ctx, row_id))
+    mine = seats[recipient]
+    changed = dict(state)
+    unused = [c for c in CLANS if c not in state["clans"]]
+    others = [i for i in range(4) if i != mine]
+    changed["clans"] = list(state["clans"])
+    # Four players, five clans: rotate the others' clans through the unused one.
+    pool = [state["clans"][i] for i in others] + unused
+    for k, i in enumerate(others):
+        changed["clans"][i] = pool[k + 1]
+    with session_scope(ctx.engine) as session:
+        game = session.exec(select(Game).where(Game.public_id == game_id)).one()
+        game.state = json.dumps(changed)
+        session.add(game)
+    after = parts(_build(ctx, row_id))
+    with session_scope(ctx.engine) as session:
+        game = session.exec(select(Game).where(Game.public_id == game_id)).one()
+        game.state = json.dumps(state)
+        session.add(game)
+    assert (before["text"], before["html"], before["images"]) == (after["text"], after["html"], after["images"])
