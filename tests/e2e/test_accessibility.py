@@ -154,15 +154,15 @@ def test_home_sign_in_and_error_pages(audit: Audit, live: Any) -> None:
     _, _, emails = make_game(live.ctx)
     page = audit.visit("/login", "login")
     page.locator("#email").fill("nobody")
-    submit(page, "form button[type=submit]")
+    submit(page, "main form button[type=submit]")
     assert page.locator("#login-error").is_visible()
     audit.check(page, "login with an error")
     page.locator("#email").fill(emails[0])
-    submit(page, "form button[type=submit]")
+    submit(page, "main form button[type=submit]")
     assert "Check your email" in page.locator("h1").inner_text()
     audit.check(page, "sign-in link sent")
     page = audit.visit(f"/signin/{_sign_in_token(live.ctx, emails[0])}", "sign in")
-    submit(page, "form button[type=submit]")
+    submit(page, "main form button[type=submit]")
     assert page.url.endswith("/games")
     audit.check(page, "my games (one game)")
 
@@ -193,7 +193,7 @@ def test_seat_pages_in_every_state(audit: Audit, live: Any) -> None:
     audit.visit(f"/play/{other}", "seat: active, not your turn")
     audit.visit(f"/games/{game_id}", "public game, active")
     page = audit.visit(f"/unsubscribe/{other}", "unsubscribe")
-    submit(page, "form button[type=submit]")
+    submit(page, "main form button[type=submit]")
     audit.check(page, "unsubscribed")
 
     # A refused request: the 429 page (the limit answers as if reached).
@@ -241,9 +241,9 @@ def test_my_games_with_the_pager(audit: Audit, live: Any) -> None:
     finish(ctx, games[-1][0], games[-1][1])
     page = audit.open("/login")
     page.locator("#email").fill(me["email"])
-    submit(page, "form button[type=submit]")
+    submit(page, "main form button[type=submit]")
     page = audit.open(f"/signin/{_sign_in_token(ctx, me['email'])}")
-    submit(page, "form button[type=submit]")
+    submit(page, "main form button[type=submit]")
     assert page.locator(".pager a[rel=next]").is_visible()
     audit.check(page, "my games, page 1")
     submit(page, ".pager a[rel=next]")
@@ -295,31 +295,35 @@ def _sign_in_token(ctx: Any, address: str) -> str:
     return m.group(1)
 
 
-def test_pages_in_hungarian_the_longest_language(audit: Audit, live: Any) -> None:
-    """Hungarian words run longest: the pages still fit the phone and pass axe."""
+@pytest.mark.parametrize("language", ["hu", "cs", "pt"])
+def test_pages_in_every_language(audit: Audit, live: Any, language: str) -> None:
+    """Hungarian words run longest, Czech and Portuguese have their own: the
+    pages still fit the phone and pass axe."""
     ctx = live.ctx
-    people = [{**p, "language": "hu", "time_zone": "Europe/Budapest"} for p in players()]
+    tag = {"pt": "pt-PT"}.get(language, language)
+    people = [{**p, "language": language, "time_zone": "Europe/Budapest"} for p in players()]
     game_id = services.start_game(ctx, services.parse_players(people))
     toks = seat_tokens(ctx, game_id)
-    page = audit.visit(f"/play/{toks[0]}", "hu seat: invited")
-    assert page.locator("html").get_attribute("lang") == "hu"
+    page = audit.visit(f"/play/{toks[0]}", f"{language} seat: invited")
+    assert page.locator("html").get_attribute("lang") == tag
     for t in toks:
         services.accept(ctx, t)
     toks = seat_tokens(ctx, game_id)
     mover, view = to_move(ctx, toks)
-    page = audit.visit(f"/play/{mover}", "hu seat: your turn")
+    page = audit.visit(f"/play/{mover}", f"{language} seat: your turn")
     # Pick a move on the board: the hint and the confirm bar speak Hungarian too.
     source = view["legal_moves"][0].split("-")[0]
     page.locator(f"#board [data-territory='{source}']").first.click()
-    audit.check(page, "hu seat: a territory picked")
+    audit.check(page, f"{language} seat: a territory picked")
     other = next(t for t in toks if t != mover)
-    audit.visit(f"/play/{other}", "hu seat: not your turn")
+    audit.visit(f"/play/{other}", f"{language} seat: not your turn")
     finish(ctx, game_id, toks)
-    audit.visit(f"/play/{toks[0]}", "hu seat: finished")
-    for path, label in (("/", "hu home"), ("/login", "hu sign-in"), (f"/games/{game_id}", "hu public game")):
+    audit.visit(f"/play/{toks[0]}", f"{language} seat: finished")
+    for path, label in (("/", "home"), ("/login", "sign-in"), (f"/games/{game_id}", "public game")):
         page = audit.open(path)
-        page.select_option("#page-language", "hu")
+        page.select_option("#page-language", language)
         submit(page, ".language-switch button")
-        assert page.locator("html").get_attribute("lang") == "hu"
+        assert page.locator("html").get_attribute("lang") == tag
+        label = f"{language} {label}"
         audit.check(page, label)
     audit.assert_clean()
