@@ -1,0 +1,1 @@
+"""Mail the service receives: replies that move, table talk, bounces."""

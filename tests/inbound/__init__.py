@@ -1,0 +1,1 @@
+"""Tests of the mail the service receives (``pbem.inbound``)."""
