@@ -92,7 +92,8 @@ def run_demo() -> int:
     base = config["BASE_URL"]
     print("\nClans by Mail is running.")
     if game_id:
-        print(f"  A demo game ({game_id}) for Ann, Bob and Cid is waiting.")
+        who = ", ".join(f"{p['name']} ({p['language']})" for p in DEMO_PLAYERS)
+        print(f"  A demo game ({game_id}) for {who} is waiting.")
     print(f"  Open the mailbox:  {base}/mailbox/   (every email the service sends lands here)")
     print(f"  Start a new game:  {base}/")
     print("  Stop with Ctrl-C.\n", flush=True)
