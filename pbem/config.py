@@ -65,6 +65,20 @@ DEFAULTS: dict[str, Any] = {
     "INVITE_DAYS": 14,
     "RETENTION_DAYS": 30,
     "MAX_CONTENT_LENGTH": 64 * 1024,
+    # Mail the service receives (`pbem inbound`): replies that move, table talk,
+    # bounces.  The receiver listens here, behind the operator's mail server.
+    "INBOUND_HOST": "127.0.0.1",
+    "INBOUND_PORT": 2525,
+    # The domain of reply (move+TOKEN@) and bounce (bounce+ID@) addresses; unset:
+    # the base URL's host.
+    "INBOUND_DOMAIN": "",
+    # Speak LMTP instead of SMTP (behind Postfix's lmtp transport).
+    "INBOUND_LMTP": False,
+    # "authres:<authserv-id>": a reply must carry a DMARC (or aligned SPF/DKIM)
+    # pass in an Authentication-Results header from that server to move at once.
+    "INBOUND_TRUST": "",
+    "INBOUND_MAX_BYTES": 1_000_000,
+    "LIMIT_TALK": "10 per hour; 50 per day",  # table-talk messages per seat
 }
 
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,

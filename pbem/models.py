@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import Column, DateTime, Index, Table, Text, UniqueConstraint, inspect
+from sqlalchemy import Column, DateTime, Index, LargeBinary, Table, Text, UniqueConstraint, inspect
 from sqlmodel import Field, SQLModel
 
 
@@ -80,6 +80,8 @@ class Seat(SQLModel, table=True):
     #: Their IANA time zone for dates in mail and on their page; ``None`` until
     #: chosen (shown as UTC; the page offers the browser's).
     time_zone: str | None = Field(default=None, max_length=64)
+    #: Each table-talk message by mail (otherwise they come with the next turn mail).
+    talk_mail: bool = Field(default=False)
 
 
 class MoveRecord(SQLModel, table=True):
@@ -155,6 +157,73 @@ class Suppression(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     address_hash: str = Field(max_length=64, unique=True, index=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Bounce(SQLModel, table=True):
+    """An address that mail to it bounces from: after a hard failure (or
+    repeated soft ones) the service stops mailing it.  Only its SHA-256 is kept."""
+
+    __tablename__ = "bounce"
+
+    id: int | None = Field(default=None, primary_key=True)
+    address_hash: str = Field(max_length=64, unique=True, index=True)
+    soft: int = Field(default=0)
+    #: Set once the address counts as unreachable (a hard bounce, or enough soft ones).
+    bouncing_at: datetime | None = Field(default=None, sa_column=_when())
+    last_status: str | None = Field(default=None, max_length=200)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class ReplyToken(SQLModel, table=True):
+    """A turn mail's reply address ``move+TOKEN@``: one seat, one ply, used once.
+    The token is derived (HMAC) from the secret key and the salt, like a seat's."""
+
+    __tablename__ = "reply_token"
+    __table_args__ = (UniqueConstraint("seat_id", "ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id")
+    ply: int
+    token_salt: str = Field(max_length=64)
+    token_hash: str = Field(max_length=64, unique=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    used_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class Inbound(SQLModel, table=True):
+    """A message the receiver accepted, stored before it answered 250 (so a
+    worker or broker that is down loses nothing: the sweep finds it)."""
+
+    __tablename__ = "inbound"
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The Message-ID (or, without one, a digest of the message): a message
+    #: delivered twice is stored once.
+    message_key: str = Field(max_length=255, unique=True)
+    recipient: str = Field(max_length=254)
+    sender: str = Field(max_length=254)
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    received_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    # pending -> done (its outcome says what it did)
+    status: str = Field(default="pending", max_length=16, index=True)
+    outcome: str | None = Field(default=None, max_length=64)
+    attempts: int = Field(default=0)
+    handled_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class TableMessage(SQLModel, table=True):
+    """Table talk: a player's message to the others at a game's table."""
+
+    __tablename__ = "table_message"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id")
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    # page | reply
+    source: str = Field(default="page", max_length=8)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
 
 

@@ -14,7 +14,9 @@ from sqlmodel import Session, col, select
 
 from .models import Outbox, table_of
 
-KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest", "link")
+KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest", "link",
+         # Answers to mail the service received, table talk, and "we cannot reach X".
+         "reply-accepted", "reply-refused", "reply-confirm", "talk", "unreachable")
 
 
 @lru_cache(maxsize=None)

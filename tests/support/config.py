@@ -14,7 +14,8 @@ REDIS_URL = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
 REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
-TABLES = ["caught_mail", "outbox", "move", "login", "seat", "game", "suppression"]
+TABLES = ["caught_mail", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
+          "game", "suppression"]
 
 
 def unavailable(what: str, why: object) -> None:
