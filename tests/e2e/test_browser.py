@@ -148,3 +148,18 @@ def test_the_page_works_without_javascript(live: Any, browser: Any) -> None:
     assert services.public_game(live.ctx, game_id)["last_move"] == move
     # Times stay in UTC without the script.
     assert "UTC" in page.locator(".turn-meta time, .waiting-note time").first.inner_text()
+
+
+def test_a_seat_page_offers_the_browsers_time_zone_and_saves_it(live: Any, browser: Any) -> None:
+    """First visit: the settings hold the browser's zone (not yet saved); Save
+    keeps it, and the page then writes its times in that zone."""
+    game_id, toks = new_game(live.ctx, 2)
+    page = open_page(browser, f"{live.base}/play/{toks[0]}", width=390, height=844, timezone="Europe/Prague")
+    field = page.locator("#seat-time-zone")
+    assert field.input_value() == "Europe/Prague"
+    assert services.seat_view(live.ctx, toks[0])["time_zone"] is None  # offered, not saved
+    with page.expect_navigation():
+        page.locator("form.language-form button[type=submit]").click()
+    assert services.seat_view(live.ctx, toks[0])["time_zone"] == "Europe/Prague"
+    assert page.locator("#seat-time-zone").get_attribute("data-offer-browser-zone") is None
+    page.context.close()
