@@ -32,7 +32,7 @@ clean:
 TRANSLATIONS := pbem/translations
 KEYWORDS := -k N_ -k n_:1,2 -k p_:1c,2 -k NP_:1c,2
 catalog: $(STAMP)
-	$(BIN)/pybabel extract -F $(TRANSLATIONS)/babel.cfg $(KEYWORDS) --no-location --sort-output \
+	$(BIN)/pybabel extract -F $(TRANSLATIONS)/babel.cfg $(KEYWORDS) --add-comments=Translators: --no-location --sort-output \
 	  --project "Clans by Mail" --msgid-bugs-address "" -o $(TRANSLATIONS)/messages.pot .
 	$(BIN)/pybabel update -N -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) --ignore-obsolete
 	$(BIN)/pybabel compile --statistics -d $(TRANSLATIONS)

@@ -203,6 +203,14 @@ def scores_text(clan_scores: dict[str, int], w: Words = ENGLISH) -> str:
     return ", ".join(f"{w.clan(c)} {s}" for c, s in clan_scores.items())
 
 
+def _huts_of(count: int, clan: str, w: Words) -> str:
+    """``2 red``: a clan's huts on a territory.  Its own sentence, so that a
+    language whose colour would have to agree with "huts" can write ``piros: 2``."""
+    # Translators: the number of a clan's huts on a territory, e.g. "2 red"; the
+    # clan is its colour's name alone (agreement-free forms such as "red: 2" are fine).
+    return w._("%(count)d %(clan)s", count=count, clan=w.clan(clan))
+
+
 def board_text(view: BaseView, width: int = 72, w: Words = ENGLISH) -> list[str]:
     """The occupied territories that are not villages, compactly and wrapped
     between territories: ``12 (2 red, 1 blue); 13 (1 green); ...``.
@@ -213,7 +221,7 @@ def board_text(view: BaseView, width: int = 72, w: Words = ENGLISH) -> list[str]
     """
     villages = {v["territory"] for v in view.get("villages", [])}
     entries = [
-        f"{tid} (" + ", ".join(f"{n} {w.clan(clan)}" for clan, n in huts.items() if n) + ")"
+        f"{tid} (" + ", ".join(_huts_of(n, clan, w) for clan, n in huts.items() if n) + ")"
         for tid, huts in sorted(((int(k), v) for k, v in view.get("huts", {}).items()))
         if tid not in villages
     ]
