@@ -383,6 +383,57 @@ def test_a_claimed_message_is_left_alone_until_its_lease_ends(live: Any) -> None
     assert handling.handle(ctx, row.id + 1) == "missing"
 
 
+def _refuse_outcome(ctx: Any, outcome: str) -> None:
+    """Make the database itself refuse to record this outcome (a trigger): the
+    handling fails as it would on a real error, after the handler ran."""
+    with ctx.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text(f"""CREATE FUNCTION refuse_outcome() RETURNS trigger AS $$
+                BEGIN IF NEW.outcome = '{outcome}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END
+                $$ LANGUAGE plpgsql"""))
+            conn.execute(text("CREATE TRIGGER refuse_outcome BEFORE UPDATE ON inbound "
+                              "FOR EACH ROW EXECUTE FUNCTION refuse_outcome()"))
+        else:
+            conn.execute(text(f"""CREATE TRIGGER refuse_outcome BEFORE UPDATE ON inbound
+                WHEN NEW.outcome = '{outcome}' BEGIN SELECT RAISE(ABORT, 'refused'); END"""))
+
+
+def _allow_outcomes(ctx: Any) -> None:
+    with ctx.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("DROP TRIGGER IF EXISTS refuse_outcome ON inbound"))
+            conn.execute(text("DROP FUNCTION IF EXISTS refuse_outcome()"))
+        else:
+            conn.execute(text("DROP TRIGGER IF EXISTS refuse_outcome"))
+
+
+def test_a_failing_message_is_tried_again_later_then_given_up(live: Any) -> None:
+    ctx, game, relay = live
+    now = frozen_clock(ctx)
+    to = f"move+{reply_token(ctx, game)}@{DOMAIN}"
+    with Server(ctx, lambda ids: None) as server:
+        server.send(to, mail(to))
+        server.send(to, mail(to, message_id="<other@example.org>"))
+    first, second = stored(ctx)
+    _refuse_outcome(ctx, "reply")
+    try:
+        assert handling.handle(ctx, first.id) == "retry"
+        row = stored(ctx)[0]
+        assert (row.status, row.attempts) == ("pending", 1)
+        assert handling.handle(ctx, first.id) == "busy"  # its next try is not due yet
+        now.advance(minutes=1)
+        assert handling.due(ctx) == [second.id]  # the failed one waits longer: 2 minutes
+        now.advance(minutes=1, seconds=1)
+        assert handling.due(ctx) == [first.id, second.id]
+        for _ in range(handling.MAX_ATTEMPTS):  # the pauses grow to at most 2 hours
+            clock.sweep_inbound(ctx)
+            now.advance(hours=3)
+        rows = stored(ctx)
+        assert [(r.status, r.outcome, r.attempts) for r in rows] == [("done", "failed", handling.MAX_ATTEMPTS)] * 2
+    finally:
+        _allow_outcomes(ctx)
+
+
 # --- the command -----------------------------------------------------------------------------------
 
 
