@@ -34,6 +34,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     sub.add_parser("demo", help="run the service on embedded defaults with a seeded demo game")
 
+    sub.add_parser("inbound", help="receive mail (replies that move, table talk, bounces) over SMTP, "
+                                   "or LMTP with PBEM_INBOUND_LMTP=1, on PBEM_INBOUND_HOST:PBEM_INBOUND_PORT")
+
     args = parser.parse_args(argv)
     try:
         return _run(args)
@@ -49,6 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         "export": _export,
         "db": _db,
         "demo": _demo,
+        "inbound": _inbound,
     }[args.command]
     return handler(args)
 
@@ -110,6 +114,41 @@ def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo  # not at the top: see _export
 
     return run_demo()
+
+
+def _inbound(args: argparse.Namespace) -> int:
+    import logging
+    import signal
+    import threading
+
+    from .inbound.addresses import domain
+    from .inbound.receiver import describe, receiver
+    from .web import create_app  # not at the top: see _export
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # aiosmtpd logs every command; the receiver logs what it stores and refuses.
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
+    app = create_app()
+    ctx = app.extensions["pbem"]
+    controller = receiver(ctx, app.extensions["celery"].relay_inbound)
+    try:
+        controller.start()
+    except (OSError, RuntimeError) as e:
+        print(f"pbem inbound: cannot listen on {ctx.config['INBOUND_HOST']}:{ctx.config['INBOUND_PORT']}: {e}",
+              file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    logging.getLogger("pbem.inbound").info(
+        "receiving mail on %s for move+…, talk+…, bounce+…@%s (at most %s bytes)",
+        describe(controller), domain(ctx.config), ctx.config["INBOUND_MAX_BYTES"])
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        controller.stop()
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ and is safe to run any number of times, from any number of processes at once
 - :func:`send_digests` — the daily digest for players who chose it;
 - :func:`sweep_outbox` — hands on (or delivers) outbox rows left pending: the
   broker was down, a worker died, a lease expired, a retry fell due;
+- :func:`sweep_inbound` — hands on (or handles) received mail left pending:
+  the broker or the worker was down when it came, or its handling failed;
 - :func:`prune` — retention: games nobody accepted expire, old sign-ins,
   delivered mail and caught mail are deleted.
 
@@ -31,6 +33,7 @@ from sqlmodel import col, select
 from . import services
 from .context import Context
 from .db import as_utc, session_scope
+from .inbound import handling
 from .mail.delivery import deliver, due
 from .mail.transport import transport_for
 from .models import CaughtMail, Game, Login, Outbox, Seat, table_of
@@ -171,6 +174,25 @@ def sweep_outbox(ctx: Context, *, handoff: Callable[[Iterable[int]], None] | Non
     return ids
 
 
+def sweep_inbound(ctx: Context, *, handoff: Callable[[Iterable[int]], None] | None = None) -> list[int]:
+    """Every received message still pending a minute after it came (or whose
+    next try is due): handed to ``handoff`` (the relay to the workers, for
+    beat), or handled here and now (``tick``).  The claim in
+    :func:`pbem.inbound.handling.handle` keeps one from being handled twice."""
+    ids = handling.due(ctx)
+    if not ids:
+        return []
+    if handoff is not None:
+        handoff(ids)
+        return ids
+    for inbound_id in ids:
+        try:
+            handling.handle(ctx, inbound_id)
+        except Exception:  # noqa: BLE001 - the database blinked: the row is still pending
+            log.exception("sweep: inbound %s", inbound_id)
+    return ids
+
+
 #: Rows :func:`prune` deletes per transaction: each batch holds its locks briefly.
 PRUNE_BATCH = 500
 #: Outbox statuses that are final (a row in one never goes back to pending).
@@ -251,11 +273,13 @@ def _delete_batches(ctx: Context, table: Table, condition: ColumnElement[bool], 
 def tick(ctx: Context, *, transport: Any = None) -> dict[str, int]:
     """All periodic work, once, in this process: deadlines, reminders, digests,
     retention (before the sweep, so that no invitation of a game expiring now
-    goes), then the outbox sweep.  Returns how much of each it did."""
+    goes), received mail left pending, then the outbox sweep.  Returns how much of each it did."""
     moved = expire_deadlines(ctx)
     reminded = send_reminders(ctx)
     digests = send_digests(ctx)
     pruned = prune(ctx)
+    # Received mail first: the answers it writes go out in the same tick.
+    received = sweep_inbound(ctx)
     swept = sweep_outbox(ctx, transport=transport)
     return {"autopilot": len(moved), "reminders": len(reminded), "digests": len(digests), "swept": len(swept),
-            **pruned}
+            "inbound": len(received), **pruned}

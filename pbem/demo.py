@@ -18,6 +18,8 @@ from . import services
 from .clock import tick
 from .config import DEV_SECRET_KEY, is_loopback
 from .db import session_scope, upgrade
+from .inbound.addresses import domain
+from .inbound.receiver import describe, receiver
 from .models import Game
 from .web import create_app
 
@@ -69,6 +71,14 @@ def _relay_in_background(ctx: Any) -> None:
     ctx.relay = lambda ids: pool.submit(deliver, list(ids))
 
 
+def _free_port(host: str) -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
 def run_demo() -> int:
     host = os.environ.get("PBEM_DEMO_HOST", "127.0.0.1")
     port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
@@ -87,6 +97,10 @@ def run_demo() -> int:
     with app.app_context():
         game_id = seed(ctx)
     _relay_in_background(ctx)
+    # Mail in: SMTP on this machine only (replies from the mailbox, or any mail client).
+    inbound_port = int(os.environ.get("PBEM_INBOUND_PORT") or _free_port(host))
+    mail_in = receiver(ctx, app.extensions["celery"].relay_inbound, host=host, port=inbound_port, lmtp=False)
+    mail_in.start()
     stop = threading.Event()
     threading.Thread(target=_clock, args=(ctx, app, stop, 5.0), daemon=True).start()
     base = config["BASE_URL"]
@@ -96,9 +110,11 @@ def run_demo() -> int:
         print(f"  A demo game ({game_id}) for {who} is waiting.")
     print(f"  Open the mailbox:  {base}/mailbox/   (every email the service sends lands here)")
     print(f"  Start a new game:  {base}/")
+    print(f"  Mail comes in at:  {describe(mail_in)}   (replies to move+…@{domain(config)})")
     print("  Stop with Ctrl-C.\n", flush=True)
     try:
         app.run(host=host, port=port, threaded=True, use_reloader=False)
     finally:
         stop.set()
+        mail_in.stop()
     return 0

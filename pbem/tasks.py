@@ -21,6 +21,7 @@ from sqlalchemy.exc import OperationalError
 
 from . import clock
 from .app_context import context
+from .inbound import handling
 from .mail import delivery
 from .mail.transport import transport_for
 
@@ -65,6 +66,22 @@ def sweep_outbox() -> int:
     return len(clock.sweep_outbox(context(), handoff=relay))
 
 
+@_task(name="pbem.inbound.handle", acks_late=True, reject_on_worker_lost=True, soft_time_limit=60,
+       time_limit=90, ignore_result=True)
+def handle_inbound(inbound_id: int) -> str:
+    """Handle one received message (a reply, table talk, a bounce), at most once.
+    It does not retry itself: a message whose handling failed stays pending with
+    its next try's time, and the sweep hands it on then."""
+    return handling.handle(context(), inbound_id)
+
+
+@_task(name="pbem.sweep_inbound", ignore_result=True, soft_time_limit=240, time_limit=300)
+def sweep_inbound() -> int:
+    """Hand on every received message still pending (beat runs this): the
+    broker or a worker was down when it came, or its handling failed."""
+    return len(clock.sweep_inbound(context(), handoff=relay_inbound))
+
+
 @_task(name="pbem.clock.deadlines", ignore_result=True, soft_time_limit=240, time_limit=300)
 def deadlines() -> dict[str, int]:
     """The autopilot for every passed deadline, then the reminders that are due."""
@@ -98,20 +115,30 @@ def relay(ids: Iterable[int]) -> None:
     A broker that does not answer would make every move wait for the socket
     time-out (``BROKER_TIMEOUT``), so after a failed publish the relay leaves new
     rows to the sweep for ``BROKER_PAUSE`` seconds without trying."""
+    _publish("pbem.deliver", "outbox", ids)
+
+
+def relay_inbound(ids: Iterable[int]) -> None:
+    """After the receiver stored messages: hand each to a worker, as :func:`relay`
+    does outbox rows (and the sweep catches up the same way)."""
+    _publish("pbem.inbound.handle", "inbound", ids)
+
+
+def _publish(task_name: str, what: str, ids: Iterable[int]) -> None:
     celery = current_app.extensions["celery"]
     ids = list(ids)
     if time.monotonic() < celery.pbem_paused_until:
-        log.info("outbox %s left for the sweep (broker failed recently)", ", ".join(map(str, ids)))
+        log.info("%s %s left for the sweep (broker failed recently)", what, ", ".join(map(str, ids)))
         return
-    task = celery.tasks["pbem.deliver"]
-    for n, outbox_id in enumerate(ids):
+    task = celery.tasks[task_name]
+    for n, row_id in enumerate(ids):
         try:
-            task.apply_async((outbox_id,), retry=False)
+            task.apply_async((row_id,), retry=False)
         except Exception as e:  # noqa: BLE001 - broker down: the sweep catches up
             # One failure is enough to know: don't make the caller wait for each row.
             celery.pbem_paused_until = time.monotonic() + float(current_app.config["BROKER_PAUSE"])
-            log.warning("outbox %s left for the sweep (broker unreachable: %s); relay paused for %s s",
-                        ", ".join(map(str, ids[n:])), e, current_app.config["BROKER_PAUSE"])
+            log.warning("%s %s left for the sweep (broker unreachable: %s); relay paused for %s s",
+                        what, ", ".join(map(str, ids[n:])), e, current_app.config["BROKER_PAUSE"])
             return
 
 
@@ -121,6 +148,8 @@ def beat_schedule() -> dict[str, dict[str, Any]]:
     return {
         "sweep-outbox": {"task": "pbem.sweep_outbox", "schedule": SWEEP_SECONDS,
                          "options": {"expires": SWEEP_SECONDS * 0.9}},
+        "sweep-inbound": {"task": "pbem.sweep_inbound", "schedule": SWEEP_SECONDS,
+                          "options": {"expires": SWEEP_SECONDS * 0.9}},
         "deadlines-and-reminders": {"task": "pbem.clock.deadlines", "schedule": DEADLINE_SECONDS,
                                     "options": {"expires": DEADLINE_SECONDS * 0.9}},
         # Hourly and idempotent: the day's digest goes at the first run after
@@ -177,5 +206,14 @@ def celery_init_app(app: Flask) -> Celery:
         with app.app_context():
             relay(new)
 
+    def relay_inbound_in_app(ids: Iterable[int]) -> None:
+        new = list(ids)
+        if not new:
+            return
+        with app.app_context():
+            relay_inbound(new)
+
     celery.relay = relay_in_app
+    # The receiver's hand-off (``pbem inbound``, the demo): rows of the inbound table.
+    celery.relay_inbound = relay_inbound_in_app
     return celery

@@ -217,14 +217,18 @@ def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_pat
     try:
         assert worker.celery is worker.app is worker.flask_app.extensions["celery"]
         schedule = worker.celery.conf.beat_schedule
-        assert {e["task"] for e in schedule.values()} == {"pbem.sweep_outbox", "pbem.clock.deadlines",
-                                                         "pbem.clock.digests", "pbem.clock.prune"}
+        assert {e["task"] for e in schedule.values()} == {"pbem.sweep_outbox", "pbem.sweep_inbound",
+                                                         "pbem.clock.deadlines", "pbem.clock.digests",
+                                                         "pbem.clock.prune"}
         for entry in schedule.values():
             assert entry["task"] in worker.celery.tasks
         deliver = worker.celery.tasks["pbem.deliver"]
         assert deliver.acks_late and deliver.reject_on_worker_lost
         assert worker.celery.conf.broker_transport_options["socket_timeout"]
         assert timedelta(seconds=schedule["sweep-outbox"]["schedule"]) <= timedelta(minutes=5)
+        assert timedelta(seconds=schedule["sweep-inbound"]["schedule"]) <= timedelta(minutes=5)
+        handle = worker.celery.tasks["pbem.inbound.handle"]
+        assert handle.acks_late and handle.reject_on_worker_lost
     finally:
         worker.flask_app.extensions["pbem"].engine.dispose()
         sys.modules.pop("worker", None)

@@ -1,0 +1,80 @@
+"""The service's own mail addresses on ``INBOUND_DOMAIN`` (pure: no database).
+
+- ``move+TOKEN@`` — a turn mail's reply address (a :class:`pbem.models.ReplyToken`);
+- ``talk+TOKEN@`` — a table-talk mail's reply address (the same kind of token);
+- ``bounce+ID@`` — the return path (VERP) of outbox row ``ID``;
+- ``move@`` and ``talk@`` — the same with the ``+tag`` dropped by a mail
+  client: the worker finds the turn through ``In-Reply-To``/``References``.
+
+The word before the ``+`` is matched without regard to case (some systems
+change it); the tag is not (a token is case-sensitive).
+
+>>> parse("Move+abcdefghijklmnopqrstuvwxyz@Clans.Example", "clans.example")
+Recipient(kind='move', tag='abcdefghijklmnopqrstuvwxyz')
+>>> parse("bounce+42@clans.example", "clans.example")
+Recipient(kind='bounce', tag='42')
+>>> parse("talk@clans.example", "clans.example")
+Recipient(kind='talk', tag=None)
+>>> [parse(a, "clans.example") for a in ("move+short@clans.example", "bounce@clans.example",
+...                                      "bounce+4x@clans.example", "postmaster@clans.example",
+...                                      "move@other.example")]
+[None, None, None, None, None]
+>>> address("bounce", "42", "clans.example")
+'bounce+42@clans.example'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+from ..tokens import well_formed
+
+KINDS = ("move", "talk", "bounce")
+_LOCAL = re.compile(r"(move|talk|bounce)(?:\+(.+))?", re.IGNORECASE)
+_ROW_ID = re.compile(r"[0-9]{1,18}")
+
+
+@dataclass(frozen=True)
+class Recipient:
+    #: ``move``, ``talk`` or ``bounce``
+    kind: str
+    #: The reply token, or the outbox row id (as text); ``None`` when dropped.
+    tag: str | None
+
+
+def domain(config: Mapping[str, Any]) -> str:
+    """The domain of the service's addresses: ``INBOUND_DOMAIN``, else the base URL's host."""
+    configured = str(config.get("INBOUND_DOMAIN") or "").strip().rstrip(".")
+    return (configured or urlsplit(str(config["BASE_URL"])).hostname or "localhost").lower()
+
+
+def address(kind: str, tag: str | None, on: str) -> str:
+    """``kind+tag@on`` (``kind@on`` without a tag)."""
+    assert kind in KINDS, kind
+    return f"{kind}+{tag}@{on}" if tag else f"{kind}@{on}"
+
+
+def parse(recipient: str, on: str) -> Recipient | None:
+    """What a recipient address is, if it is one of the service's on domain ``on``."""
+    local, at, host = recipient.strip().rpartition("@")
+    # An address literal ([127.0.0.1]) for a base URL on an IP address (the demo).
+    if not at or host.strip("[]").rstrip(".").lower() != on.lower():
+        return None
+    return parse_local(local)
+
+
+def parse_local(local: str) -> Recipient | None:
+    """What the local part (before the ``@``) of one of the service's addresses is."""
+    match = _LOCAL.fullmatch(local)
+    if match is None:
+        return None
+    kind, tag = match.group(1).lower(), match.group(2)
+    if kind == "bounce":
+        # A bounce without its row id says nothing that could be acted on.
+        return Recipient(kind, tag) if tag is not None and _ROW_ID.fullmatch(tag) else None
+    if tag is not None and not well_formed(tag):
+        return None
+    return Recipient(kind, tag)

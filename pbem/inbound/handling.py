@@ -1,0 +1,156 @@
+"""Handling a received message (an :class:`pbem.models.Inbound` row): claim it,
+act on it by the address it came to, record what became of it.
+
+The Celery task ``pbem.inbound.handle`` runs :func:`handle` for each message
+the receiver stored; the sweep (:func:`due`, run by beat and by the demo's tick)
+hands on any still pending a minute later, so nothing is lost when the broker
+or the worker was down.
+
+While a row is ``pending``, ``handled_at`` is the time before which nobody may
+take it: the lease of whoever is handling it, or the time of the next try after
+a failure.  Once ``done`` it is when that happened, and ``outcome`` says what it
+did (``on_*`` return it)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from sqlalchemy import bindparam, or_, update
+from sqlmodel import Session, col, select
+
+from ..context import Context
+from ..db import session_scope
+from ..models import Inbound, table_of
+from . import addresses
+
+log = logging.getLogger(__name__)
+
+#: How long a claimed message is left alone before the sweep may hand it on again.
+LEASE = timedelta(minutes=5)
+#: How long the sweep leaves a new message to the task the receiver handed it to.
+GRACE = timedelta(minutes=1)
+#: Tries before a message that keeps failing is given up on (outcome ``failed``).
+MAX_ATTEMPTS = 6
+MAX_OUTCOME = 64
+
+_INBOUND = table_of(Inbound)
+_CLAIM = (
+    update(_INBOUND)
+    .where(_INBOUND.c.id == bindparam("row_id"), _INBOUND.c.status == "pending",
+           or_(_INBOUND.c.handled_at.is_(None), _INBOUND.c.handled_at <= bindparam("now")))
+    .values(handled_at=bindparam("lease_until"), attempts=_INBOUND.c.attempts + 1)
+    .returning(*_INBOUND.c)
+)
+
+
+def handle(ctx: Context, inbound_id: int) -> str:
+    """Handle one received message, at most once: its outcome, or what kept it
+    from being handled now (``busy``: someone else has it, or its next try is
+    not due; ``done``: handled before; ``missing``; ``retry``: it failed and is
+    tried again later; ``failed``: it kept failing and was given up on).
+
+    The claim is a transaction of its own; the handler then runs in a fresh one
+    that also marks the row done, so that what the handler writes with its
+    session and the mark commit together, and a failure leaves the row pending."""
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        got = session.connection().execute(
+            _CLAIM, {"row_id": inbound_id, "now": now, "lease_until": now + LEASE}).first()
+        if got is None:
+            status = session.exec(select(Inbound.status).where(Inbound.id == inbound_id)).first()
+            return "missing" if status is None else "done" if status == "done" else "busy"
+    row = Inbound(**got._mapping)
+    try:
+        with session_scope(ctx.engine) as session:
+            outcome = dispatch(ctx, session, row)[:MAX_OUTCOME]
+            _finish(session, inbound_id, outcome, ctx.now())
+    except Exception:  # noqa: BLE001 - one bad message must not stop the others; the log says why
+        log.exception("inbound %s: handling failed (attempt %s of %s)", inbound_id, row.attempts, MAX_ATTEMPTS)
+        return _later(ctx, inbound_id, row.attempts, now)
+    log.info("inbound %s to %s: %s", inbound_id, row.recipient, outcome)
+    return outcome
+
+
+def _finish(session: Session, inbound_id: int, outcome: str, now: datetime) -> None:
+    session.connection().execute(
+        update(_INBOUND).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
+        .values(status="done", outcome=outcome, handled_at=now))
+
+
+def _later(ctx: Context, inbound_id: int, attempts: int, now: datetime) -> str:
+    """After a failed try: the next one after a pause that doubles each time
+    (or give up); the sweep makes it.  If even this cannot be written, the
+    claim's lease brings the row back."""
+    try:
+        with session_scope(ctx.engine) as session:
+            if attempts >= MAX_ATTEMPTS:
+                _finish(session, inbound_id, "failed", now)
+                log.error("inbound %s: given up after %s attempts", inbound_id, attempts)
+                return "failed"
+            session.connection().execute(
+                update(_INBOUND).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
+                .values(handled_at=now + min(GRACE * 2 ** attempts, timedelta(hours=2))))
+    except Exception:  # noqa: BLE001 - the lease stands in for it
+        log.exception("inbound %s: could not record the failed attempt", inbound_id)
+    return "retry"
+
+
+def due(ctx: Context, *, limit: int = 500) -> list[int]:
+    """The messages still pending that the sweep should hand on: received more
+    than :data:`GRACE` ago (before that the receiver's own hand-off has them)
+    and not leased or waiting for a later try."""
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        ids = session.exec(
+            select(col(Inbound.id)).where(
+                Inbound.status == "pending", col(Inbound.received_at) <= now - GRACE,
+                or_(col(Inbound.handled_at).is_(None), col(Inbound.handled_at) <= now))
+            .order_by(col(Inbound.id)).limit(limit)
+        ).all()
+    return [i for i in ids if i is not None]
+
+
+def dispatch(ctx: Context, session: Session, row: Inbound) -> str:
+    """Act on a message by the address it came to; its outcome."""
+    found = addresses.parse_local(row.recipient.rpartition("@")[0])
+    if found is None:
+        # Accepted at RCPT, so only a changed configuration gets here.
+        return "unknown-recipient"
+    if found.kind == "bounce":
+        return on_bounce(ctx, session, row)
+    if found.kind == "talk":
+        return on_talk(ctx, session, row)
+    return on_reply(ctx, session, row)
+
+
+# The three handlers below are the minimal versions of this branch; the
+# replies, talk and bounces work replace their bodies.  Each runs inside the
+# transaction that marks the row done (``session``): what it writes there
+# commits with that mark, and if it raises nothing of it is kept and the row is
+# tried again later.  On SQLite a service call that opens a transaction of its
+# own must come before the first use of ``session`` (one writer at a time).
+# Each returns a short outcome (at most 64 characters) stored on the row.
+
+
+def on_reply(ctx: Context, session: Session, row: Inbound) -> str:
+    """A reply to a turn mail (``move+TOKEN@``, or ``move@`` with the tag
+    dropped: find the turn through ``In-Reply-To``/``References``).  To do:
+    ignore automatic mail (no answer), check the sender (and
+    ``INBOUND_TRUST``), read the move, apply it through the same service call as
+    the page, post the rest to the table, answer ``reply-accepted`` or
+    ``reply-refused`` (or ``reply-confirm``)."""
+    return "reply"
+
+
+def on_talk(ctx: Context, session: Session, row: Inbound) -> str:
+    """A reply to a table-talk mail (``talk+TOKEN@``, or ``talk@``): to do: check
+    the sender, post the fresh text to the table (rate-limited)."""
+    return "talk"
+
+
+def on_bounce(ctx: Context, session: Session, row: Inbound) -> str:
+    """Mail to the return path of outbox row ``ID`` (``bounce+ID@``): to do: read
+    the delivery status notification, count a hard (or repeated soft) failure
+    against the row's recipient, stop mailing it, tell the others."""
+    return "bounce"
