@@ -432,3 +432,13 @@ def test_mail_goes_out_with_a_verp_return_path(smtp_ctx: Any, smtp: SmtpServer) 
     assert bounces.handle_bounce(ctx, store(ctx, raw, bob.mail_from)) == "bounce-hard"
     with session_scope(ctx.engine) as session:
         assert services.is_unreachable(session, EMAILS["Bob"])
+
+
+def test_a_sign_in_link_asked_for_still_goes_to_an_address_that_bounces(ctx: Any) -> None:
+    """The one asking is at the page now: the link is their way back to their seats."""
+    new_game(ctx)
+    (invite,) = outbox(ctx, EMAILS["Bob"], "invite")
+    assert bounce(ctx, invite) == "bounce-hard"
+    services.request_login(ctx, EMAILS["Bob"])
+    (login,) = outbox(ctx, EMAILS["Bob"], "login")
+    assert login.status == "sent" and caught(ctx, EMAILS["Bob"], kind="login")
