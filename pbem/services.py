@@ -16,6 +16,7 @@ from typing import Any, NoReturn, Sequence, overload
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import object_session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -24,7 +25,7 @@ from .context import Context
 from .db import as_utc, session_scope
 from .language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTimeZone, clean_language,
                        clean_time_zone)
-from .models import Game, Login, MoveRecord, Outbox, Seat, Suppression, table_of
+from .models import Bounce, Game, Login, MoveRecord, Outbox, Seat, Suppression, table_of
 from .outbox import enqueue
 from .players import BadAddress, BadName, address_hash, clean_address, clean_name
 from .rules import Move, RulesError
@@ -131,11 +132,14 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
     else:
         public = own = player_view(position, viewer.position)
     now = ctx.now()
+    # Whose mail bounces is for the table, not for anyone with the game's id.
+    unreachable = set() if viewer is None else _unreachable(viewer, seats)
     players: list[ViewPlayer] = []
     for entry, seat in zip(public["players"], seats):
         paused = as_utc(seat.paused_until)
         players.append({**entry, "accepted": seat.accepted_at is not None, "absent": seat.autopilot_streak >= 3,
-                        "paused_until": paused.isoformat() if paused and paused > now else None})
+                        "paused_until": paused.isoformat() if paused and paused > now else None,
+                        "unreachable": seat.id in unreachable})
     deadline = as_utc(game.deadline)
     facts: GamePart = {
         "game": game.public_id,
@@ -149,6 +153,18 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
                       "vacation_days_left": viewer.vacation_days_left, "language": viewer.language,
                       "time_zone": viewer.time_zone}
     return view
+
+
+def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
+    """The seats whose address bounces, read in the transaction that loaded the
+    viewer's seat (every caller of ``game_view`` holds one)."""
+    session = object_session(viewer)
+    if not isinstance(session, Session):
+        return set()
+    hashes = {address_hash(s.email): s.id for s in seats}
+    found = session.exec(select(Bounce.address_hash).where(
+        col(Bounce.address_hash).in_(list(hashes)), col(Bounce.bouncing_at).is_not(None))).all()
+    return {hashes[h] for h in found}
 
 
 def seat_view(ctx: Context, token: object) -> SeatView:
@@ -313,6 +329,12 @@ def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
 def is_suppressed(session: Session, address: str) -> bool:
     return session.exec(select(Suppression.id).where(Suppression.address_hash == address_hash(address))).first() \
         is not None
+
+
+def is_unreachable(session: Session, address: str) -> bool:
+    """Whether mail to the address bounces (:mod:`pbem.bounces`): it gets no more."""
+    return session.exec(select(Bounce.id).where(Bounce.address_hash == address_hash(address),
+                                                col(Bounce.bouncing_at).is_not(None))).first() is not None
 
 
 def never_mail(ctx: Context, token: object) -> None:

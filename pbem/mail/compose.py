@@ -30,6 +30,9 @@ _OUTBOX = table_of(Outbox)
 _KEEP_LOGIN = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
                .values(login_id=bindparam("the_login")))
 
+#: Kinds someone asks for on a page, sent even to an address that bounces: the
+#: one asking is there now, and it is their way back to their seats.
+ASKED_FOR = ("login", "link")
 #: Kinds that show the board (as text, and as the inline PNG in the HTML part).
 BOARD_KINDS = ("turn", "reminder", "deadline", "game-over", "digest")
 
@@ -41,6 +44,8 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
                                     message_id=row.message_id, kind=row.kind)
     if services.is_suppressed(session, row.recipient):
         return None  # they asked never to be mailed again
+    if row.kind not in ASKED_FOR and services.is_unreachable(session, row.recipient):
+        return None  # their mail bounces (pbem.bounces)
     if row.kind == "login":
         login = _login_of(ctx, session, row)
         if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():
@@ -77,6 +82,11 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         creator = seats[0]
         context.update(confirming=seat.position == 0, inviter=creator.name, inviter_email=creator.email,
                        never=f"{ctx.base_url}/never/{services.seat_token(ctx, seat)}")
+    if row.kind == "unreachable":
+        bouncing = next((s for s in seats if row.event == f"unreachable:{s.id}"), None)
+        if bouncing is None:
+            return None
+        context.update(unreachable=bouncing.name, starting=game.status == "invited")
     picture = None
     if row.kind in BOARD_KINDS and view["huts"]:
         picture = board_png(classic_board(), view)
@@ -118,6 +128,8 @@ def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
         return True
     if seat.mail == "none":
         return False
+    if row.kind == "unreachable":
+        return game.status in ("invited", "active")
     if row.kind == "turn":
         return _still_their_turn(game, seat, row.event)
     if row.kind == "reminder":

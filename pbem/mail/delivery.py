@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
+from ..bounces import return_path
 from ..context import Context
 from ..db import as_utc, session_scope
 from ..models import Outbox, table_of
@@ -74,7 +75,8 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
                 _mark(session.connection(), outbox_id, status="skipped")
                 return "skipped"
         leased = True
-        transport.send(message)
+        # VERP: a bounce names the row it is about (pbem.bounces reads it).
+        transport.send(message, return_path=return_path(ctx.config, outbox_id))
     except PermanentFailure as e:
         _finish(ctx, outbox_id, "failed", str(e))
         log.warning("outbox %s refused for good: %s", outbox_id, e)

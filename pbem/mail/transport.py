@@ -57,7 +57,9 @@ class PermanentFailure(Exception):
 
 
 class Transport(Protocol):
-    def send(self, message: EmailMessage) -> None: ...
+    def send(self, message: EmailMessage, *, return_path: str | None = None) -> None:
+        """Send ``message``; ``return_path``: the envelope sender (``MAIL FROM``),
+        where bounces go, when it is not the ``From`` address."""
 
 
 class SmtpTransport:
@@ -70,10 +72,12 @@ class SmtpTransport:
         self.host, self.port, self.user, self.password = host, port, user, password
         self.tls, self.timeout = tls, timeout
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, *, return_path: str | None = None) -> None:
         # smtplib.send_message's envelope, for the one sender and recipient
         # pbem's messages have: non-ASCII addresses need an SMTPUTF8 server.
-        sender = message["From"].addresses[0].addr_spec
+        # The receiving MTA writes the envelope sender into Return-Path: the
+        # message itself never carries one.
+        sender = return_path or message["From"].addresses[0].addr_spec
         recipients = [a.addr_spec for a in message["To"].addresses]
         international = not all(a.isascii() for a in (sender, *recipients))
         raw = wire_bytes(message, utf8=international)
@@ -113,7 +117,8 @@ class MailboxTransport:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, *, return_path: str | None = None) -> None:
+        # Nothing bounces from the mailbox: the return path has nowhere to go.
         with session_scope(self.engine) as session:
             session.add(CaughtMail(
                 recipient=str(message["To"]), subject=str(message["Subject"]),

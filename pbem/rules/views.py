@@ -141,6 +141,8 @@ class ViewPlayer(PlayerEntry):
     accepted: Annotated[bool, Schema(description="has accepted the invitation")]
     absent: Annotated[bool, Schema(description="the autopilot moved for them three times running")]
     paused_until: Annotated[When, Schema(description="their clock is paused until then")]
+    unreachable: Annotated[bool, Schema(description="mail to them bounces, so the service no longer mails them "
+                                                    "(seat views only: always false in the public view)")]
 
 
 class GamePart(TypedDict):

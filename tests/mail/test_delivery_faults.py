@@ -331,8 +331,8 @@ def test_a_database_connection_lost_while_the_server_talks_still_marks_the_mail_
     smtp_transport = transport_for(ctx.config, ctx.engine)
 
     class SendsThenTheDatabaseDrops:
-        def send(self, message: Any) -> None:
-            smtp_transport.send(message)
+        def send(self, message: Any, **envelope: Any) -> None:
+            smtp_transport.send(message, **envelope)
             admin = POSTGRES_ADMIN.replace("postgresql+psycopg://", "postgresql://")
             with psycopg.connect(admin, autocommit=True) as conn:
                 conn.execute("SELECT pg_terminate_backend(%s)", (backends[0],))
