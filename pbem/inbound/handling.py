@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from ..context import Context
 from ..db import session_scope
+from .. import bounces
 from ..models import Inbound, table_of
 from . import addresses
 
@@ -150,7 +151,9 @@ def on_talk(ctx: Context, session: Session, row: Inbound) -> str:
 
 
 def on_bounce(ctx: Context, session: Session, row: Inbound) -> str:
-    """Mail to the return path of outbox row ``ID`` (``bounce+ID@``): to do: read
-    the delivery status notification, count a hard (or repeated soft) failure
-    against the row's recipient, stop mailing it, tell the others."""
-    return "bounce"
+    """Mail to the return path of outbox row ``ID`` (``bounce+ID@``): the
+    delivery report counts against the row's recipient (:mod:`pbem.bounces`,
+    which records it and marks the message done in one transaction of its own,
+    before ``session`` is used)."""
+    assert row.id is not None  # a stored row
+    return bounces.handle_bounce(ctx, row.id)
