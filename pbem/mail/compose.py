@@ -81,7 +81,9 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
             return None
         author = next((s.name for s in seats if s.id == said.seat_id), "")
         # What the author typed and their name: nothing that could tell a clan.
-        context.update(author=author, said=said.text, said_at=w.when(as_utc(said.created_at)))
+        context.update(author=author, said=said.text, said_at=w.when(as_utc(said.created_at)),
+                       # Unsubscribing from the chatter must not stop the turn mail.
+                       unsubscribe=context["unsubscribe"] + "/talk")
     if row.kind == "deadline":
         context.update(_autopilot_context(view, context["history"], _event_ply(row.event), seat.position))
     if row.kind == "invite":

@@ -44,7 +44,7 @@ def test_each_message_goes_by_mail_to_the_players_who_asked(sctx: Any, smtp: Any
     ann = name_of(ctx, toks[0])
     assert msg["Subject"] == f"{ann} at the table of Clans game {game_id}"
     assert msg["X-PBEM-Game"] == game_id and msg["Auto-Submitted"] == "auto-generated"
-    assert msg["List-Unsubscribe"] == f"<{BASE_URL}/unsubscribe/{toks[1]}>"
+    assert msg["List-Unsubscribe"] == f"<{BASE_URL}/unsubscribe/{toks[1]}/talk>"  # talk mail only
     p = parts(msg)
     p["text"] = p["text"].replace("\r\n", "\n")  # as SMTP carried it
     assert f"{ann} wrote at the table of game {game_id}" in p["text"]
@@ -58,6 +58,33 @@ def test_each_message_goes_by_mail_to_the_players_who_asked(sctx: Any, smtp: Any
     assert p["images"] == {}  # no board in a talk mail
     # Nobody else was mailed: not the author, not the player who did not ask.
     assert [r.to for r in smtp.collector.messages(kind="talk")] == [got.to]
+
+
+def test_unsubscribing_from_a_talk_mail_stops_talk_mail_only(smtp_app: Any, sctx: Any, smtp: Any) -> None:
+    """A player tired of the chatter presses their mail client's button: the
+    talk mail stops, the turn mail goes on (else the autopilot plays for them)."""
+    ctx = sctx
+    _, toks = new_game(ctx)
+    talk.set_talk_mail(ctx, toks[1], True)
+    talk.talk(ctx, toks[0], "chatter")
+    (got,) = smtp.collector.wait_for(1, kind="talk")
+    path = str(got.message["List-Unsubscribe"]).strip("<>").removeprefix(BASE_URL)
+    client = smtp_app.test_client()
+    page = client.get(path)
+    assert page.status_code == 200 and b"<form" in page.data and b"Your turn emails do not change" in page.data
+    assert talk.table(ctx, toks[1]).talk_mail  # GET changed nothing
+    mail_client = smtp_app.test_client()  # no session, no form token
+    done = mail_client.post(path, data="List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded")
+    assert done.status_code == 200 and "no more table talk mail" in done.get_data(as_text=True)
+    assert not talk.table(ctx, toks[1]).talk_mail
+    assert services.seat_view(ctx, toks[1])["mail"] == "every"
+    # From the page's button (a browser with a session): the same, with a page that says so.
+    talk.set_talk_mail(ctx, toks[1], True)
+    assert b"Table talk mail stopped" in client.post(path, data={}).data
+    assert not talk.table(ctx, toks[1]).talk_mail
+    # A bad token changes nothing.
+    assert mail_client.post("/unsubscribe/" + "x" * 43 + "/talk", data="List-Unsubscribe=One-Click",
+                            content_type="application/x-www-form-urlencoded").status_code == 401
 
 
 def test_a_talk_mail_is_not_sent_once_its_reader_turned_it_off(ctx: Any) -> None:
