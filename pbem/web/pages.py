@@ -410,7 +410,7 @@ def talk_mail(token: str) -> Any:
     view = table_talk.set_talk_mail(context(), token, on)
     w = seat_words(view)
     flash(w._("Saved: you get each message at the table by email.") if on
-          else w._("Saved: new messages at the table come with your turn emails."), "ok")
+          else w._("Saved: new messages at the table come with your next turn email or digest."), "ok")
     return redirect(url_for(".play", token=token) + "#talk", 303)
 
 
