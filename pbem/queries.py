@@ -1,15 +1,17 @@
 """Queries that more than one layer asks: the clock decides from them whether a
-digest is due, and mail delivery what it reports."""
+digest is due, and mail delivery what it reports (the moves and the table talk
+since the reader last had them)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from .db import as_utc
-from .models import Game, MoveRecord, Outbox, Seat
+from .models import Game, MoveRecord, Outbox, Seat, TableMessage
 
 
 def digest_news(session: Session, seat: Seat, game: Game, before_id: int | None = None) -> SelectOfScalar[int]:
@@ -31,3 +33,48 @@ def last_digest_at(session: Session, seat: Seat, before_id: int | None = None) -
     if before_id is not None:
         query = query.where(col(Outbox.id) < before_id)
     return as_utc(session.exec(query.order_by(col(Outbox.id).desc()).limit(1)).first())
+
+
+def table_seen_at(session: Session, seat: Seat, before_id: int | None = None) -> datetime | None:
+    """When this seat last had the table before it: the last turn mail or digest
+    that went to it (they show the new messages), else its own last move (made
+    on the seat page, which shows them), else never.  A mail that was skipped
+    or failed showed nothing, so it does not count."""
+    mail = select(Outbox.created_at).where(Outbox.game_id == seat.game_id, Outbox.seat_id == seat.id,
+                                           col(Outbox.kind).in_(["turn", "digest"]), Outbox.status == "sent")
+    if before_id is not None:
+        mail = mail.where(col(Outbox.id) < before_id)
+    last_mail = session.exec(mail.order_by(col(Outbox.id).desc()).limit(1)).first()
+    if last_mail is not None:
+        return as_utc(last_mail)
+    moved = session.exec(select(MoveRecord.created_at).where(
+        MoveRecord.game_id == seat.game_id, MoveRecord.position == seat.position,
+        col(MoveRecord.by_autopilot).is_(False)).order_by(col(MoveRecord.ply).desc()).limit(1)).first()
+    return as_utc(moved)
+
+
+def table_news(session: Session, seat: Seat, since: datetime | None,
+               limit: int = 20) -> tuple[list[tuple[str, str, datetime]], int]:
+    """The table messages of the seat's game written by the others after
+    ``since`` (all of them for ``None``): the newest ``limit`` as (author,
+    text, time), oldest first, and how many earlier ones there are besides."""
+    query = (select(Seat.name, TableMessage.text, TableMessage.created_at)
+             .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
+             .where(TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id))
+    if since is not None:
+        query = query.where(col(TableMessage.created_at) > since)
+    rows = list(session.exec(query.order_by(col(TableMessage.id).desc()).limit(limit + 1)))
+    more = 0
+    if len(rows) > limit:
+        count = select(func.count()).select_from(TableMessage).where(
+            TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id)
+        if since is not None:
+            count = count.where(col(TableMessage.created_at) > since)
+        more = int(session.exec(count).one()) - limit
+        rows = rows[:limit]
+    news = []
+    for name, text, at in reversed(rows):
+        when = as_utc(at)
+        assert when is not None  # a stored row has its time
+        news.append((name, text, when))
+    return news, more

@@ -14,8 +14,8 @@ from sqlmodel import Session
 from .. import services
 from ..context import Context
 from ..db import as_utc
-from ..models import Game, Login, Outbox, Seat, table_of
-from ..queries import digest_news
+from ..models import Game, Login, Outbox, Seat, TableMessage, table_of
+from ..queries import digest_news, table_news, table_seen_at
 from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_text_colour
 from ..rules.tables import EPOCHS
@@ -35,6 +35,10 @@ _KEEP_LOGIN = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
 ASKED_FOR = ("login", "link")
 #: Kinds that show the board (as text, and as the inline PNG in the HTML part).
 BOARD_KINDS = ("turn", "reminder", "deadline", "game-over", "digest")
+#: Kinds that show the table talk written since the reader last had it.
+TABLE_KINDS = ("turn", "digest")
+#: The most table messages one mail shows (the page has them all).
+TABLE_IN_MAIL = 20
 
 
 def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
@@ -75,6 +79,16 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     context = mail_context(view, seat_name=seat.name, link=link, since_ply=since, now=ctx.now(), w=w)
     context.update(kind=row.kind, base_url=ctx.base_url,
                    unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}")
+    context.update(_table_context(session, row, seat, w))
+    if row.kind == "talk":
+        said = _talk_of(session, row, game, seat)
+        if said is None:
+            return None
+        author = next((s.name for s in seats if s.id == said.seat_id), "")
+        # What the author typed and their name: nothing that could tell a clan.
+        context.update(author=author, said=said.text, said_at=w.when(as_utc(said.created_at)),
+                       # Unsubscribing from the chatter must not stop the turn mail.
+                       unsubscribe=context["unsubscribe"] + "/talk")
     if row.kind == "deadline":
         context.update(_autopilot_context(view, context["history"], _event_ply(row.event), seat.position))
     if row.kind == "invite":
@@ -138,7 +152,32 @@ def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
                 and game.turn_seat == seat.position and deadline is not None and ctx.now() < deadline)
     if row.kind == "digest":
         return seat.mail == "digest"
+    if row.kind == "talk":
+        return seat.talk_mail  # they may have turned it off since
     return True  # deadline: news about a move that stays made
+
+
+def _talk_of(session: Session, row: Outbox, game: Game, seat: Seat) -> TableMessage | None:
+    """The table message a ``talk`` row (event ``talk:ID``) sends, if it is still
+    this game's and someone else's."""
+    try:
+        message_id = int(row.event.partition(":")[2])
+    except ValueError:
+        return None
+    said = session.get(TableMessage, message_id)
+    if said is None or said.game_id != game.id or said.seat_id == seat.id:
+        return None
+    return said
+
+
+def _table_context(session: Session, row: Outbox, seat: Seat, w: Words) -> dict[str, Any]:
+    """The table talk a turn mail or digest shows: the others' messages since the
+    reader last had the table (see :func:`pbem.queries.table_seen_at`)."""
+    if row.kind not in TABLE_KINDS:
+        return {"table": [], "table_more": 0}
+    news, more = table_news(session, seat, table_seen_at(session, seat, before_id=row.id), TABLE_IN_MAIL)
+    return {"table": [{"author": author, "text": text, "when": w.when(at)} for author, text, at in news],
+            "table_more": more}
 
 
 def _still_their_turn(game: Game, seat: Seat, event: str) -> bool:
@@ -234,4 +273,7 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
         "finals": finals,
         "winners": names_text(list(view.get("winners") or []), w),
         "end_reason": end_text(view.get("end"), w),
+        # The table talk since the reader last had it (compose fills it in).
+        "table": [],
+        "table_more": 0,
     }

@@ -49,6 +49,7 @@ def init_app(app: Flask) -> None:
     protect = CSRFProtect(app)
     protect.exempt(api.bp)
     protect.exempt(unsubscribe.unsubscribe)  # the one-click endpoint, unsubscribe.ONE_CLICK_ENDPOINT
+    protect.exempt(unsubscribe.unsubscribe_talk)  # the same for table talk mail
     # Set, not defaulted: Flask's own config already has both keys.
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_HTTPONLY"] = True

@@ -16,8 +16,8 @@ from typing import Any, Mapping
 from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 from markupsafe import Markup, escape
 
-from .. import services
-from ..errors import Conflict, Invalid, ServiceError, Unauthorized
+from .. import services, talk as table_talk
+from ..errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
 from ..rules import Board, Move, classic_board
 from ..drawing.style import CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, terrain_colour
 from ..drawing.svg import board_svg
@@ -294,11 +294,13 @@ def _play_words(founding: Mapping[str, list[int]], w: Words) -> dict[str, Any]:
 
 def _play_page(token: str, view: SeatView, *, error: str | None = None,
                error_code: str | None = None, status: int = 200,
-               form: Mapping[str, str] | None = None) -> Any:
+               form: Mapping[str, str] | None = None, talk_error: str | None = None) -> Any:
     seat_words(view)
     return render_template("play.html", view=view, error=error, error_code=error_code,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
-                           time_zones=time_zones(), **_game_parts(view, token)), status
+                           time_zones=time_zones(), table=table_talk.table(context(), token),
+                           talk_error=talk_error, max_talk=table_talk.MAX_TALK,
+                           **_game_parts(view, token)), status
 
 
 @bp.get("/play/<token>")
@@ -377,6 +379,39 @@ def mail(token: str) -> Any:
     w = seat_words(view)
     flash(w._("Saved: %(choice)s.", choice=mail_labels(w)[choice].lower()), "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
+
+
+@bp.post("/play/<token>/talk")
+def talk(token: str) -> Any:
+    """Write at the table.  A refused message (empty, too long, too many) is
+    shown back in its box with the reason, and nothing is posted."""
+    ctx = context()
+    # A little over the limit is kept, so that the page can say how long it was.
+    text = request.form.get("text", "")[:table_talk.MAX_TALK * 4]
+    try:
+        view = table_talk.talk(ctx, token, text)
+    except Unauthorized:
+        raise
+    except ServiceError as e:
+        view = services.seat_view(ctx, token)
+        page, status = _play_page(token, view, talk_error=error_text(e, seat_words(view)), error_code=e.code,
+                                  status=e.status, form={"talk": text})
+        if isinstance(e, RateLimited):
+            return page, status, {"Retry-After": str(e.retry_after)}
+        return page, status
+    flash(seat_words(view)._("Your message is at the table."), "ok")
+    return redirect(url_for(".play", token=token) + "#talk", 303)
+
+
+@bp.post("/play/<token>/talk-mail")
+def talk_mail(token: str) -> Any:
+    """The "Email me each message" box (unticked, a checkbox sends nothing)."""
+    on = request.form.get("talk_mail") == "1"
+    view = table_talk.set_talk_mail(context(), token, on)
+    w = seat_words(view)
+    flash(w._("Saved: you get each message at the table by email.") if on
+          else w._("Saved: new messages at the table come with your next turn email or digest."), "ok")
+    return redirect(url_for(".play", token=token) + "#talk", 303)
 
 
 @bp.post("/play/<token>/language")
