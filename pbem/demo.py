@@ -100,6 +100,9 @@ def run_demo() -> int:
     # Mail in: SMTP on this machine only (replies from the mailbox, or any mail client).
     inbound_port = int(os.environ.get("PBEM_INBOUND_PORT") or _free_port(host))
     mail_in = receiver(ctx, app.extensions["celery"].relay_inbound, host=host, port=inbound_port, lmtp=False)
+    # The mailbox's Reply button sends there.
+    for settings in (app.config, ctx.config):
+        settings.update(INBOUND_HOST=host, INBOUND_PORT=inbound_port)
     mail_in.start()
     stop = threading.Event()
     threading.Thread(target=_clock, args=(ctx, app, stop, 5.0), daemon=True).start()

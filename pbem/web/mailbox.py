@@ -8,7 +8,10 @@ from email.message import EmailMessage
 from typing import Any
 
 import sqlalchemy
-from flask import Blueprint, Response, abort, render_template
+import smtplib
+from email.utils import formatdate, make_msgid
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from sqlmodel import col, select
 
 from ..db import session_scope
@@ -77,3 +80,41 @@ def picture(mail_id: int) -> Any:
         if part.get_content_type() == "image/png":
             return Response(part.get_content(), mimetype="image/png")
     abort(404, description=words()._("this message has no picture"))
+
+
+#: The longest reply the mailbox sends (a move and a few words).
+MAX_REPLY = 2000
+
+
+@bp.post(f"/<int(max={MAX_ID}):mail_id>/reply")
+def reply(mail_id: int) -> Any:
+    """Answer a caught mail as its recipient would from their mail client: by
+    SMTP to the service's own receiver (the real inbound path), quoting the
+    original below, as mail clients do."""
+    mail = _caught(mail_id)
+    original = _parse(mail.raw)
+    to = original.get("Reply-To")
+    if not to:
+        abort(404, description=words()._("this message cannot be answered"))
+    text = request.form.get("text", "")[:MAX_REPLY].strip()
+    body = original.get_body(preferencelist=("plain",))
+    quoted = "\n".join("> " + line for line in (body.get_content() if body else "").splitlines())
+    answer = EmailMessage()
+    answer["From"] = mail.recipient
+    answer["To"] = str(to)
+    answer["Subject"] = "Re: " + str(original.get("Subject", ""))
+    answer["Date"] = formatdate(localtime=False)
+    answer["Message-ID"] = make_msgid(domain="mailbox.invalid")
+    if original.get("Message-ID"):
+        answer["In-Reply-To"] = str(original["Message-ID"])
+        answer["References"] = str(original["Message-ID"])
+    answer.set_content(f"{text}\n\nOn {original.get('Date', '')}, {original.get('From', '')} wrote:\n{quoted}\n")
+    config = context().config
+    try:
+        with smtplib.SMTP(config["INBOUND_HOST"], int(config["INBOUND_PORT"]), timeout=10) as smtp:
+            smtp.send_message(answer, from_addr=mail.recipient, to_addrs=[str(answer["To"])])
+    except (OSError, smtplib.SMTPException) as e:
+        flash(words()._("The reply could not be sent: %(why)s", why=str(e)[:200]), "error")
+        return redirect(url_for(".show", mail_id=mail_id), 303)
+    flash(words()._("Your reply went to the service by SMTP, as from a mail client; its answer lands here."), "ok")
+    return redirect(url_for(".index"), 303)
