@@ -20,13 +20,20 @@ PLAYERS = [
     {"name": "Dee", "email": "dee@bench.example"},
 ]
 
-GAME_COLUMNS = ["id", "status", "turn_hours", "created_at", "started_at", "finished_at", "ply", "state",
-                "turn_seat", "deadline", "reminded_for", "seed"]
-SEAT_COLUMNS = ["id", "game_id", "position", "name", "email", "token_salt", "token_hash", "accepted_at", "clan",
-                "mail", "autopilot_streak", "vacation_days_left", "paused_until"]
-MOVE_COLUMNS = ["game_id", "ply", "position", "move", "order", "by_autopilot", "created_at"]
-OUTBOX_COLUMNS = ["game_id", "seat_id", "login_id", "kind", "event", "recipient", "message_id", "status",
-                  "attempts", "last_error", "created_at", "next_attempt_at", "sent_at"]
+def _columns(model: str, *, without: Sequence[str] = ()) -> list[str]:
+    """A table's columns as pbem's model declares them (the migrations match the models),
+    so that a column added later is copied too instead of breaking or emptying the copies."""
+    from sqlalchemy import inspect
+
+    from pbem import models
+
+    return [c.name for c in inspect(getattr(models, model)).local_table.columns if c.name not in without]
+
+
+GAME_COLUMNS = _columns("Game")
+SEAT_COLUMNS = _columns("Seat")
+MOVE_COLUMNS = _columns("MoveRecord", without=("id",))
+OUTBOX_COLUMNS = _columns("Outbox", without=("id",))
 
 
 def context(database_url: str) -> Any:
@@ -46,6 +53,30 @@ def seat_token(salt: str) -> str:
     return tokens.derive(SECRET, "seat", salt)
 
 
+def game_id_of(ctx: Any, public_id: str) -> int:
+    """The internal id (the one the other tables refer to) of the game with this public id."""
+    from sqlmodel import select
+
+    from pbem.db import session_scope
+    from pbem.models import Game
+
+    with session_scope(ctx.engine) as session:
+        found = session.exec(select(Game.id).where(Game.public_id == public_id)).first()
+        assert found is not None, public_id
+        return int(found)
+
+
+def public_id_of(ctx: Any, game_id: int) -> str:
+    """The public id (the one in links and ``/api/v1/games/{id}``) of the game ``game_id``."""
+    from pbem.db import session_scope
+    from pbem.models import Game
+
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, game_id)
+        assert game is not None, game_id
+        return str(game.public_id)
+
+
 def _seat_tokens(ctx: Any, game_id: int) -> list[str]:
     from sqlmodel import col, select
 
@@ -58,13 +89,15 @@ def _seat_tokens(ctx: Any, game_id: int) -> list[str]:
 
 
 def new_game(ctx: Any, players: int = 2, *, start: bool = True) -> tuple[int, list[str]]:
-    """A game made through the service layer, every seat accepted (so dealt) when ``start``."""
+    """A game made through the service layer, every seat accepted (so dealt) when ``start``.
+    Returns the game's internal id (the copies and the outbox use it; :func:`public_id_of`
+    gives the public one) and its seats' tokens in seat order."""
     from pbem import services
 
-    game_id = services.start_game(ctx, services.parse_players(PLAYERS[:players]))
+    game_id = game_id_of(ctx, services.start_game(ctx, services.parse_players(PLAYERS[:players])))
     toks = _seat_tokens(ctx, game_id)
     if start:
-        for t in toks:
+        for t in toks:  # in seat order: the first player, who started the game, confirms it first
             services.accept(ctx, t)
         toks = _seat_tokens(ctx, game_id)  # seats may be renumbered when the game starts
     return game_id, toks
@@ -133,7 +166,8 @@ def clone_games(database_url: str, templates: Sequence[int], count: int, *, hist
             for k in range(done, done + n):
                 template = games[templates[k % len(templates)]]
                 gid = next_game + k
-                game_rows.append([gid if c == "id" else template[c] for c in GAME_COLUMNS])
+                game = dict(template, id=gid, public_id=tokens.public_id())
+                game_rows.append([game[c] for c in GAME_COLUMNS])
                 toks = []
                 seat_ids: dict[int, int] = {}
                 emails: dict[int, str] = {}
@@ -160,7 +194,8 @@ def clone_games(database_url: str, templates: Sequence[int], count: int, *, hist
                         continue  # written above, waiting
                     sid = seat_ids.get(m["seat_id"])
                     email = emails[sid] if sid else m["recipient"]
-                    mail_rows.append(_mail_row(gid, sid, email, m["kind"], m["event"], "sent", template))
+                    mail_rows.append(_mail_row(gid, sid, email, m["kind"], m["event"], "sent", template,
+                                               language=m.get("language")))
             with conn.cursor() as cur:
                 _copy(cur, "game", GAME_COLUMNS, game_rows)
                 _copy(cur, "seat", SEAT_COLUMNS, seat_rows)
@@ -185,6 +220,8 @@ def clone_games_in_db(database_url: str, templates: Sequence[int], count: int, *
     import psycopg
 
     game_cols = [c for c in GAME_COLUMNS if c != "id"]
+    # A fresh public id per copy, from the public alphabet (hex without 0 and 1).
+    game_values = {"public_id": "translate(substr(md5(random()::text || c.new_id), 1, 14), '01', 'wx')"}
     seat_cols = [c for c in SEAT_COLUMNS if c not in ("id", "game_id", "email", "token_salt", "token_hash")]
     move_cols = [c for c in MOVE_COLUMNS if c != "game_id"]
     url = dbapi_url(database_url)
@@ -196,7 +233,7 @@ def clone_games_in_db(database_url: str, templates: Sequence[int], count: int, *
         conn.execute("INSERT INTO clone_map SELECT %s + g, (%s::integer[])[1 + g %% %s] "
                      "FROM generate_series(0, %s - 1) AS g", [base, list(templates), len(templates), count])
         conn.execute(f"INSERT INTO game (id, {', '.join(game_cols)}) "
-                     f"SELECT c.new_id, {', '.join('t.' + c for c in game_cols)} "
+                     f"SELECT c.new_id, {', '.join(game_values.get(c, 't.' + c) for c in game_cols)} "
                      "FROM clone_map c JOIN game t ON t.id = c.template ORDER BY c.new_id")
         conn.execute(f"INSERT INTO seat (game_id, email, token_salt, token_hash, {', '.join(seat_cols)}) "
                      "SELECT c.new_id, lower(s.name) || '.' || c.new_id || '@bench.example', "
@@ -207,12 +244,14 @@ def clone_games_in_db(database_url: str, templates: Sequence[int], count: int, *
         conn.execute(f"INSERT INTO move (game_id, {', '.join(_q(move_cols))}) "
                      f"SELECT c.new_id, {', '.join('m.' + c for c in _q(move_cols))} "
                      "FROM clone_map c JOIN move m ON m.game_id = c.template ORDER BY c.new_id, m.ply")
+        mail_values = {
+            "game_id": "c.new_id", "seat_id": "ns.id", "recipient": "coalesce(ns.email, o.recipient)",
+            "message_id": "'<' || md5(random()::text || c.new_id || '-' || o.id) || '.' || o.kind || '@clans.bench>'",
+            "status": "'sent'", "attempts": "1", "last_error": "NULL", "next_attempt_at": "o.created_at",
+            "sent_at": "o.created_at"}
         conn.execute(
-            "INSERT INTO outbox (game_id, seat_id, kind, event, recipient, message_id, status, attempts, "
-            "created_at, next_attempt_at, sent_at) "
-            "SELECT c.new_id, ns.id, o.kind, o.event, coalesce(ns.email, o.recipient), "
-            "'<' || md5(random()::text || c.new_id || '-' || o.id) || '.' || o.kind || '@clans.bench>', "
-            "'sent', 1, o.created_at, o.created_at, o.created_at "
+            f"INSERT INTO outbox ({', '.join(_q(OUTBOX_COLUMNS))}) "
+            f"SELECT {', '.join(mail_values.get(c, 'o.' + c) for c in OUTBOX_COLUMNS)} "
             "FROM clone_map c "
             "JOIN (SELECT *, row_number() OVER (PARTITION BY game_id ORDER BY id DESC) AS rn FROM outbox "
             "      WHERE game_id = ANY(%s)) o ON o.game_id = c.template AND o.rn <= %s "
@@ -236,14 +275,14 @@ def _copy(cur: Any, table: str, columns: Sequence[str], rows: Sequence[Sequence[
 
 
 def _mail_row(game_id: int, seat_id: int | None, recipient: str, kind: str, event: str, status: str,
-              template: dict[str, Any]) -> list[Any]:
+              template: dict[str, Any], language: str | None = None) -> list[Any]:
     now = datetime.now(timezone.utc)
     row = {
         "game_id": game_id, "seat_id": seat_id, "login_id": None, "kind": kind, "event": event,
         "recipient": recipient, "message_id": f"<{uuid.uuid4().hex}.{kind}@clans.bench>", "status": status,
         "attempts": 1 if status == "sent" else 0, "last_error": None,
         "created_at": template["created_at"], "next_attempt_at": now - timedelta(seconds=1),
-        "sent_at": now if status == "sent" else None,
+        "sent_at": now if status == "sent" else None, "language": language,
     }
     return [row[c] for c in OUTBOX_COLUMNS]
 

@@ -229,7 +229,10 @@ def service_env(database_url: str, broker_url: str, **extra: str) -> dict[str, s
         "PBEM_SECRET_KEY": SECRET,
         "PBEM_BASE_URL": BASE_URL,
         "PBEM_BROKER_URL": broker_url,
-        "PBEM_SMTP_HOST": "",
+        # The servers only queue mail (the broker is set), but a public base URL needs a mail
+        # transport to start at all; nothing listens here, the mail bench sets its sink.
+        "PBEM_SMTP_HOST": HOST,
+        "PBEM_SMTP_PORT": "9",
         "PBEM_MAILBOX": "false",
         **extra,
     }
