@@ -141,6 +141,13 @@ def find_turn(session: Session, recipient_local: str | None, in_reply_to: str | 
     return None
 
 
+def is_reply_address(session: Session, address: str) -> bool:
+    """Whether ``address`` is one of our reply addresses (for the receiver's
+    RCPT check).  Spent and stale ones count: a reply that comes too late is
+    answered kindly by mail rather than bounced by the sender's server."""
+    return find_turn(session, address) is not None
+
+
 def _turn_of(session: Session, inbound: Inbound, message: Message) -> ReplyToken | None:
     """The turn of a stored message: its envelope recipient, then the reply
     addresses it was written to, then the Message-IDs it answers."""
@@ -395,7 +402,8 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
     """Everything before the move, in one transaction: what the message is,
     whose turn it answers, and whether its move may be played (then its token
     is taken, so that a second reply for the turn is not)."""
-    inbound = session.get(Inbound, inbound_id)
+    # Locked (where the database can): a message handed to two workers is handled by one at a time.
+    inbound = session.get(Inbound, inbound_id, with_for_update=True)
     if inbound is None:
         return _Done("missing", [])
     if inbound.status == "done":
@@ -435,7 +443,7 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
 
 def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
                 refused: errors.ServiceError | None) -> _Done:
-    inbound = session.get(Inbound, inbound_id)
+    inbound = session.get(Inbound, inbound_id, with_for_update=True)
     token = session.get(ReplyToken, plan.token_id)
     assert inbound is not None and token is not None
     if inbound.status == "done":

@@ -137,6 +137,7 @@ def test_a_turn_mail_carries_its_reply_address_in_reply_to_and_message_id(ctx: A
         assert token not in (row.token_salt, row.token_hash)
         assert replies.find_turn(session, f"move+{token.upper()}") is not None  # a folded case still finds it
         assert replies.find_turn(session, f"move+{token[:-1]}x") is None
+        assert replies.is_reply_address(session, reply_to) and not replies.is_reply_address(session, "move@clans.example")
 
 
 # -- a whole game --------------------------------------------------------------------------------
@@ -468,6 +469,13 @@ def test_automatic_mail_is_never_answered(ctx: Any, headers: dict[str, str], sen
     outcome, _ = reply_and_handle(ctx, address, f"{view['legal_moves'][0]}\n\nI am away until Monday.", **options)
     assert outcome == "ignored-auto"
     assert ply_of(ctx, game_id) == 0 and answers(ctx) == []
+
+
+def test_auto_submitted_no_is_a_person_writing(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], headers={"Auto-Submitted": "No"})
+    assert outcome == "accepted" and ply_of(ctx, game_id) == 1
 
 
 def test_a_bounce_is_never_answered(ctx: Any) -> None:
