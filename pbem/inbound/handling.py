@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from ..context import Context
 from ..db import session_scope
-from .. import bounces
+from .. import bounces, replies
 from ..models import Inbound, table_of
 from . import addresses
 
@@ -125,8 +125,7 @@ def dispatch(ctx: Context, session: Session, row: Inbound) -> str:
     return on_reply(ctx, session, row)
 
 
-# The three handlers below are the minimal versions of this branch; the
-# replies, talk and bounces work replace their bodies.  Each runs inside the
+# Each handler below runs inside the
 # transaction that marks the row done (``session``): what it writes there
 # commits with that mark, and if it raises nothing of it is kept and the row is
 # tried again later.  On SQLite a service call that opens a transaction of its
@@ -136,18 +135,19 @@ def dispatch(ctx: Context, session: Session, row: Inbound) -> str:
 
 def on_reply(ctx: Context, session: Session, row: Inbound) -> str:
     """A reply to a turn mail (``move+TOKEN@``, or ``move@`` with the tag
-    dropped: find the turn through ``In-Reply-To``/``References``).  To do:
-    ignore automatic mail (no answer), check the sender (and
-    ``INBOUND_TRUST``), read the move, apply it through the same service call as
-    the page, post the rest to the table, answer ``reply-accepted`` or
-    ``reply-refused`` (or ``reply-confirm``)."""
-    return "reply"
+    dropped: the turn is found through ``In-Reply-To``/``References``):
+    :func:`pbem.replies.handle_reply` plays it as the page would and answers
+    (its own transactions, which also mark the message done, before
+    ``session`` is used)."""
+    assert row.id is not None  # a stored row
+    return replies.handle_reply(ctx, row.id)
 
 
 def on_talk(ctx: Context, session: Session, row: Inbound) -> str:
-    """A reply to a table-talk mail (``talk+TOKEN@``, or ``talk@``): to do: check
-    the sender, post the fresh text to the table (rate-limited)."""
-    return "talk"
+    """A reply to a table-talk mail (``talk+TOKEN@``, or ``talk@``): its text is
+    posted to the table (:func:`pbem.replies.handle_talk`, as above)."""
+    assert row.id is not None  # a stored row
+    return replies.handle_talk(ctx, row.id)
 
 
 def on_bounce(ctx: Context, session: Session, row: Inbound) -> str:

@@ -44,7 +44,8 @@ def accept_recipient(ctx: Context, recipient: str) -> bool:
         query = select(exists().where(outbox.c.id == int(found.tag)))
     else:
         reply = table_of(ReplyToken)
-        query = select(exists().where(reply.c.token_hash == digest(found.tag)))
+        # Reply tokens are written in lower case (pbem.replies): so is the look-up.
+        query = select(exists().where(reply.c.token_hash == digest(found.tag.lower())))
     with ctx.engine.connect() as conn:
         return bool(conn.execute(query).scalar())
 

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
-from .. import services
+from .. import replies, services
 from ..context import Context
 from ..db import as_utc
 from ..models import Game, Login, Outbox, Seat, TableMessage, table_of
@@ -29,12 +29,15 @@ _OUTBOX = table_of(Outbox)
 # Built once: a sign-in row keeps the link it sends.
 _KEEP_LOGIN = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
                .values(login_id=bindparam("the_login")))
+# A mail with a reply address keeps the Message-ID that carries its token.
+_KEEP_MESSAGE_ID = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
+                    .values(message_id=bindparam("the_id")))
 
 #: Kinds someone asks for on a page, sent even to an address that bounces: the
 #: one asking is there now, and it is their way back to their seats.
 ASKED_FOR = ("login", "link")
 #: Kinds that show the board (as text, and as the inline PNG in the HTML part).
-BOARD_KINDS = ("turn", "reminder", "deadline", "game-over", "digest")
+BOARD_KINDS = ("turn", "reminder", "deadline", "game-over", "digest", "reply-accepted", "reply-refused")
 #: Kinds that show the table talk written since the reader last had it.
 TABLE_KINDS = ("turn", "digest")
 #: The most table messages one mail shows (the page has them all).
@@ -68,17 +71,35 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     # The one view of the game for this recipient: mail shows nothing else.
     view = services.game_view(ctx, game, seats, seat)
     link = services.seat_link(ctx, seat)
-    if row.kind == "digest":
+    # The recipient's own language and time zone, for this message only.
+    w = Words(seat.language, seat.time_zone or "UTC")
+    answer: dict[str, Any] = {}
+    if row.kind in replies.ANSWER_KINDS:
+        found = replies.answer(ctx, session, _event_id(row.event), seat, game, w)
+        if found is None:
+            return None  # the message it answers is gone
+        answer = found
+        envelope["in_reply_to"] = answer["in_reply_to"]
+    reply_ply = _reply_ply(row, answer)
+    if reply_ply is not None:
+        envelope.update(_reply_address(ctx, session, row, seat, reply_ply))
+    elif row.kind == "talk":
+        # An answer to the talk goes back to the table (talk+TOKEN@), never played.
+        envelope.update(_reply_address(ctx, session, row, seat, game.ply, talk=True))
+    if row.kind == "reply-accepted":
+        since = answer["token_ply"]
+    elif row.kind == "digest":
         since = _digest_since_ply(session, row, seat, game)
     elif row.kind == "deadline":
         since = len(view["history"])
     else:
         since = _last_turn_ply(view, seat.position)
-    # The recipient's own language and time zone, for this message only.
-    w = Words(seat.language, seat.time_zone or "UTC")
     context = mail_context(view, seat_name=seat.name, link=link, since_ply=since, now=ctx.now(), w=w)
     context.update(kind=row.kind, base_url=ctx.base_url,
-                   unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}")
+                   unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}",
+                   reply_to=envelope.get("reply_to"), seat_email=seat.email, **answer)
+    if row.kind == "reply-refused":
+        context.update(legal_moves=legal_moves_text(view, w))
     context.update(_table_context(session, row, seat, w))
     if row.kind == "talk":
         said = _talk_of(session, row, game, seat)
@@ -121,6 +142,53 @@ def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:
     return login
 
 
+def _event_id(event: str) -> int:
+    """The id in an event key such as ``inbound:12``."""
+    try:
+        return int(event.rpartition(":")[2])
+    except ValueError:
+        return -1
+
+
+def _reply_ply(row: Outbox, answer: dict[str, Any]) -> int | None:
+    """The turn (its ply) whose reply address a mail carries, if it carries one:
+    a turn mail and its reminders, and a refusal while the turn is still open."""
+    if row.kind in ("turn", "reminder"):
+        return _event_ply(row.event)
+    if row.kind == "reply-refused" and answer.get("retry"):
+        return int(answer["token_ply"])
+    return None
+
+
+def _reply_address(ctx: Context, session: Session, row: Outbox, seat: Seat, ply: int,
+                   *, talk: bool = False) -> dict[str, str]:
+    """``Reply-To`` and a Message-ID that both carry the turn's reply token (a
+    client that drops the address's ``+tag`` still answers the Message-ID).
+    The Message-ID is kept with the row, so a copy sent again has the same."""
+    token = replies.reply_token(ctx, session, seat, ply)
+    message_id = replies.token_message_id(token, row.kind, row.id, messages.domain_of(row.message_id))
+    if message_id != row.message_id:
+        session.connection().execute(_KEEP_MESSAGE_ID, {"row_id": row.id, "the_id": message_id})
+    address = replies.talk_address(ctx, token) if talk else replies.reply_address(ctx, token)
+    return {"reply_to": address, "message_id": message_id}
+
+
+def legal_moves_text(view: SeatView, w: Words) -> list[str]:
+    """The moves the seat may play now, a line per territory to move from
+    (``12 → 13, 14``), then the moves that found several villages."""
+    by_source: dict[int, list[int]] = {}
+    for text in view.get("legal_moves") or []:
+        source, _, target = str(text).partition("-")
+        by_source.setdefault(int(source), []).append(int(target))
+    lines = [f"{source} → {', '.join(map(str, sorted(targets)))}" for source, targets in sorted(by_source.items())]
+    for move, villages in sorted((view.get("founding") or {}).items()):
+        if len(villages) > 1:
+            lines.append(w._("%(move)s founds villages on %(territories)s: add their order, e.g. %(example)s",
+                             move=move, territories=", ".join(map(str, villages)),
+                             example=f"{move} order {' '.join(map(str, villages))}"))
+    return lines
+
+
 def _event_ply(event: str) -> int:
     """The ply in an event key such as ``ply:12``, ``remind:12:1700000000``."""
     try:
@@ -139,6 +207,9 @@ def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
         return game.status == "finished"
     if row.kind == "link":
         # They asked for it; only the newest link works, and it is built now.
+        return True
+    if row.kind in replies.ANSWER_KINDS:
+        # The answer to mail they sent: it goes whatever their turn-mail setting.
         return True
     if seat.mail == "none":
         return False

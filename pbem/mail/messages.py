@@ -39,6 +39,11 @@ class Envelope:
     game_id: str | None = None
     #: https link whose POST turns this player's turn mail off (RFC 8058).
     unsubscribe: str | None = None
+    #: Where a reply goes: one plain address (a turn's ``move+TOKEN@`` address).
+    reply_to: str | None = None
+    #: The Message-ID of the mail this one answers (a player's reply); one that
+    #: is not a plain ``<id@host>`` of printable ASCII is left out.
+    in_reply_to: str | None = None
 
 
 class _Verbatim(BaseHeader):
@@ -77,6 +82,23 @@ class _UrlList(_Verbatim):
     item_pattern = re.compile(_URL)
 
 
+#: One Message-ID: printable ASCII, no angle brackets or spaces inside.
+MESSAGE_ID = r"<[!-;=?-~]{1,250}>"
+
+
+class _IdList(_Verbatim):
+    """Message-ID, In-Reply-To and References (RFC 5322): Message-IDs separated
+    by spaces, never encoded (the stock class would encode a long one into words
+    no client can match) and folded only between them."""
+
+    value_pattern = re.compile(rf"{MESSAGE_ID}(?: {MESSAGE_ID})*")
+    item_pattern = re.compile(MESSAGE_ID)
+
+    def fold(self, *, policy: Policy) -> str:
+        items = self.item_pattern.findall(str(self))
+        return f"{self.name}: {(policy.linesep + ' ').join(items)}{policy.linesep}"
+
+
 class _Headers(HeaderRegistry):
     """The email package parses every header value it is given, and most of a
     notice's (content types, encodings, the kind) are the same in every message:
@@ -86,6 +108,9 @@ class _Headers(HeaderRegistry):
         super().__init__()
         self.map_to_type("list-unsubscribe", _UrlList)
         self.map_to_type("list-unsubscribe-post", _Verbatim)
+        self.map_to_type("message-id", _IdList)  # one, unfolded: a reply token makes it long
+        self.map_to_type("in-reply-to", _IdList)
+        self.map_to_type("references", _IdList)
 
     def __call__(self, name: str, value: object) -> BaseHeader:
         if type(value) is str:
@@ -154,11 +179,21 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
     msg["X-PBEM-Kind"] = _one_line(envelope.kind)
     # Automatic mail: out-of-office replies should not answer it (RFC 3834).
     msg["Auto-Submitted"] = "auto-generated"
+    if envelope.reply_to:
+        msg["Reply-To"] = _only_address(envelope.reply_to)
+    references = []
     if envelope.game_id is not None:
         game = _one_line(str(envelope.game_id))
         msg["X-PBEM-Game"] = game
         # One thread per game in mail clients that thread by reference.
-        msg["References"] = _one_line(f"<game-{game}@{_domain(envelope.message_id)}>")
+        references.append(_one_line(f"<game-{game}@{_domain(envelope.message_id)}>"))
+    if envelope.in_reply_to and re.fullmatch(MESSAGE_ID, envelope.in_reply_to):
+        # An answer threads under the mail it answers.
+        msg["In-Reply-To"] = envelope.in_reply_to
+        references.append(envelope.in_reply_to)
+    references = [r for r in references if re.fullmatch(MESSAGE_ID, r)]
+    if references:
+        msg["References"] = " ".join(references)
     if envelope.unsubscribe:
         link = f"<{envelope.unsubscribe}>"
         # One link: a ``>`` in it would end it early and start a second.
@@ -223,8 +258,12 @@ def _boundary() -> str:
     return f"=_pbem_{secrets.token_hex(16)}"
 
 
-def _domain(message_id: str) -> str:
+def domain_of(message_id: str) -> str:
+    """The host part of a Message-ID."""
     return message_id.strip("<>").rpartition("@")[2] or "localhost"
+
+
+_domain = domain_of
 
 
 def _inline_css(html: str) -> str:

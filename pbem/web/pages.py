@@ -305,7 +305,10 @@ def _play_page(token: str, view: SeatView, *, error: str | None = None,
 
 @bp.get("/play/<token>")
 def play(token: str) -> Any:
-    return _play_page(token, services.seat_view(context(), token))
+    # ``?move=12-13&order=14,15`` (the link of a reply by mail we could not be sure
+    # of) fills in the move form; as every GET, it plays nothing.
+    form = {"move": request.args.get("move", "")[:200].strip(), "order": request.args.get("order", "")[:500].strip()}
+    return _play_page(token, services.seat_view(context(), token), form={k: v for k, v in form.items() if v})
 
 
 @bp.post("/play/<token>/accept")

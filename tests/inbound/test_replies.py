@@ -1,0 +1,503 @@
+"""Playing by replying to the turn mail (pbem/replies.py).
+
+Each reply is a real message built with the email package, stored as an
+``Inbound`` row as the receiver stores it (raw bytes, envelope sender and
+recipient), and handled by ``replies.handle_reply``; the answers are the mails
+the service really sends (caught by the mailbox), built from the outbox."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+from email.message import EmailMessage
+from email.utils import make_msgid
+from typing import Any
+
+import pytest
+from sqlmodel import col, select
+
+from pbem import clock, replies, services, tokens
+from pbem.db import session_scope
+from pbem.models import Game, Inbound, MoveRecord, ReplyToken, TableMessage
+from tests.support.clock import frozen_clock
+from tests.support.games import EMAILS, db_id, deadline, new_game, set_huts, to_move, two_village_position
+from tests.support.messages import caught, parts
+from tests.support.web import csrf_from
+
+ANSWERS = ("reply-accepted", "reply-refused", "reply-confirm")
+_ids = itertools.count(1)
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def turn_mail(ctx: Any, address: str) -> EmailMessage:
+    """The newest turn mail sent to ``address``."""
+    mails = caught(ctx, address, kind="turn")
+    assert mails, f"no turn mail for {address}"
+    return mails[-1]
+
+
+def reply_message(turn: EmailMessage, body: str, *, sender: str, to: str | None = None,
+                  html_body: str | None = None, headers: dict[str, str] | None = None,
+                  threaded: bool = True) -> EmailMessage:
+    """A reply to ``turn`` as a mail client writes it."""
+    reply = EmailMessage()
+    reply["From"] = sender
+    reply["To"] = to or str(turn["Reply-To"])
+    reply["Subject"] = "Re: " + str(turn["Subject"])
+    reply["Message-ID"] = make_msgid(str(next(_ids)), domain="client.example")
+    if threaded:
+        reply["In-Reply-To"] = str(turn["Message-ID"])
+        reply["References"] = f"{turn['References']} {turn['Message-ID']}"
+    for name, value in (headers or {}).items():
+        reply[name] = value
+    if body:
+        reply.set_content(body)
+        if html_body is not None:
+            reply.add_alternative(html_body, subtype="html")
+    elif html_body is not None:
+        reply.set_content(html_body, subtype="html")
+    return reply
+
+
+def store(ctx: Any, message: EmailMessage, *, recipient: str | None = None, sender: str | None = None) -> int:
+    """Store a message as the receiver does: the raw bytes with CRLF line ends,
+    the envelope's sender and recipient."""
+    raw = message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+    with session_scope(ctx.engine) as session:
+        row = Inbound(message_key=str(message["Message-ID"]) or tokens.digest(raw.decode("latin-1")),
+                      recipient=recipient if recipient is not None else str(message["To"]),
+                      sender=sender if sender is not None else _address(str(message["From"])), raw=raw,
+                      received_at=ctx.now())
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        return row.id
+
+
+def _address(header: str) -> str:
+    m = re.search(r"<([^<>]+)>", header)
+    return m.group(1) if m else header.strip()
+
+
+def answers(ctx: Any, address: str | None = None) -> list[EmailMessage]:
+    return [m for m in caught(ctx, address) if str(m["X-PBEM-Kind"]) in ANSWERS]
+
+
+def reply_and_handle(ctx: Any, address: str, body: str, **options: Any) -> tuple[str, int]:
+    """The player at ``address`` replies to their newest turn mail; the outcome and the inbound id."""
+    store_options = {k: options.pop(k) for k in ("recipient", "sender") if k in options}
+    message = reply_message(turn_mail(ctx, address), body, sender=options.pop("sender_header", address), **options)
+    inbound_id = store(ctx, message, **store_options)
+    return replies.handle_reply(ctx, inbound_id), inbound_id
+
+
+def ply_of(ctx: Any, game_id: str) -> int:
+    return int(services.public_game(ctx, game_id)["ply"])
+
+
+def mover(ctx: Any, toks: list[str]) -> tuple[str, dict[str, Any], str]:
+    token, view = to_move(ctx, toks)
+    return token, view, EMAILS[view["you"]]
+
+
+def move_line(view: dict[str, Any], move: str) -> str:
+    villages = view["founding"].get(move) or []
+    return f"{move} order {' '.join(map(str, villages))}" if len(villages) > 1 else move
+
+
+def text_of(message: EmailMessage) -> str:
+    return str(parts(message)["text"])
+
+
+def html_of(message: EmailMessage) -> str:
+    return html.unescape(str(parts(message)["html"]))
+
+
+# -- the turn mail -----------------------------------------------------------------------------
+
+
+def test_a_turn_mail_carries_its_reply_address_in_reply_to_and_message_id(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    turn = turn_mail(ctx, address)
+    reply_to = str(turn["Reply-To"])
+    m = re.fullmatch(r"move\+([a-z0-9_-]{43})@clans\.example", reply_to)
+    assert m, reply_to
+    token = m.group(1)
+    assert str(turn["Message-ID"]).startswith(f"<{token}.turn.")
+    for part in (text_of(turn), html_of(turn)):
+        assert "Reply to this email with your move on the first line, e.g. 12-13" in part
+    with session_scope(ctx.engine) as session:
+        (row,) = session.exec(select(ReplyToken)).all()
+        # Only the salt and the digest are stored; the salt has 128 random bits.
+        assert row.ply == view["ply"] and row.token_hash == tokens.digest(token) and len(row.token_salt) == 32
+        assert token not in (row.token_salt, row.token_hash)
+        assert replies.find_turn(session, f"move+{token.upper()}") is not None  # a folded case still finds it
+        assert replies.find_turn(session, f"move+{token[:-1]}x") is None
+        assert replies.is_reply_address(session, reply_to) and not replies.is_reply_address(session, "move@clans.example")
+
+
+# -- a whole game --------------------------------------------------------------------------------
+
+
+def test_a_whole_two_player_game_played_only_by_replies(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    moves = 0
+    while services.public_game(ctx, game_id)["status"] == "active":
+        _, view, address = mover(ctx, toks)
+        move = view["legal_moves"][0]
+        before = len(caught(ctx, address, kind="reply-accepted"))
+        outcome, _ = reply_and_handle(ctx, address, move_line(view, move))
+        assert outcome == "accepted", (moves, outcome)
+        moves += 1
+        assert ply_of(ctx, game_id) == view["ply"] + 1
+        accepted = caught(ctx, address, kind="reply-accepted")
+        assert len(accepted) == before + 1
+        assert f"played your move {move.replace('-', ' → ')}" in text_of(accepted[-1])
+        assert parts(accepted[-1])["images"] or not services.public_game(ctx, game_id)["huts"]
+        assert moves < 200
+    assert services.public_game(ctx, game_id)["status"] == "finished"
+    assert caught(ctx, kind="game-over")
+    with session_scope(ctx.engine) as session:
+        assert len(session.exec(select(MoveRecord)).all()) == moves
+        assert all(i.status == "done" and i.outcome == "accepted" for i in session.exec(select(Inbound)))
+
+
+# -- what the reply says --------------------------------------------------------------------------
+
+SERVICE = "Clans by Mail <clans@localhost>"
+QUOTES = {
+    "en": ("Good luck, everyone!", f"On Tue, 1 Dec 2026 at 10:00, {SERVICE} wrote:", "gmail"),
+    "hu": ("Sok sikert mindenkinek!", "Clans by Mail írta 2026.12.01 10:00-kor:", "thunderbird"),
+    "cs": ("Hodně štěstí všem!", f"1. 12. 2026 v 10:00, {SERVICE} napsal/a:", "apple"),
+    "pt": ("Boa sorte a todos!", "-----Mensagem original-----", "outlook"),
+}
+SIGNATURES = {"en": "-- \nAnn", "hu": "iPhone-ról küldve", "cs": "Odesláno z mého iPhonu",
+              "pt": "Enviado do meu iPhone"}
+
+
+def _quoted_reply(language: str, move: str, original: str) -> str:
+    talk, header, client = QUOTES[language]
+    signature = SIGNATURES[language]
+    if client == "outlook":  # the original follows unquoted, below Outlook's header block
+        return (f"{move}\n{talk}\n\n{signature}\n\n{header}\nDe: {SERVICE}\nEnviado: terça-feira, 1 de dezembro "
+                f"de 2026 10:00\nPara: x@example.org\nAssunto: É a sua vez\n\n{original}\n")
+    quoted = "\n".join(f"> {line}".rstrip() for line in original.split("\n"))
+    return f"{move}\n\n{talk}\n\n{signature}\n\n{header}\n{quoted}\n"
+
+
+@pytest.mark.parametrize("language", ["en", "hu", "cs", "pt"])
+def test_a_reply_under_a_quoted_original_in_each_language(ctx: Any, language: str) -> None:
+    game_id, toks = new_game(ctx, 2)
+    token, view, address = mover(ctx, toks)
+    services.set_language(ctx, token, language)
+    # The turn mail they answer, in their language now; its text holds moves that must not be read.
+    services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    other, other_view, other_address = mover(ctx, toks)
+    services.submit_move(ctx, other, other_view["legal_moves"][0], None, other_view["ply"])
+    _, view, address = mover(ctx, toks)
+    move = view["legal_moves"][-1]
+    original = text_of(turn_mail(ctx, address))
+    outcome, _ = reply_and_handle(ctx, address, _quoted_reply(language, move_line(view, move), original))
+    assert outcome == "accepted:talk"
+    with session_scope(ctx.engine) as session:
+        record = session.exec(select(MoveRecord).where(MoveRecord.ply == view["ply"])).one()
+        (talk,) = session.exec(select(TableMessage)).all()
+    assert record.move == move and not record.by_autopilot
+    assert talk.text == QUOTES[language][0] and talk.source == "reply"
+    (accepted,) = caught(ctx, address, kind="reply-accepted")
+    assert str(accepted["Content-Language"]).startswith(language)
+    assert QUOTES[language][0] in text_of(accepted) and QUOTES[language][0] in html_of(accepted)
+
+
+def test_an_html_only_reply(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    move = view["legal_moves"][0]
+    turn = turn_mail(ctx, address)
+    body = (f'<div dir="ltr"><div>{move}</div><div><br></div><div>See you on the board&nbsp;!</div></div>'
+            f'<div class="gmail_quote"><blockquote>{html.escape(text_of(turn))}</blockquote></div>')
+    outcome, _ = reply_and_handle(ctx, address, "", html_body=body)
+    assert outcome == "accepted:talk"
+    assert ply_of(ctx, game_id) == 1
+    with session_scope(ctx.engine) as session:
+        assert [t.text for t in session.exec(select(TableMessage))] == ["See you on the board !"]
+
+
+def test_a_reply_whose_client_dropped_the_tag_is_found_through_in_reply_to(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], to="move@clans.example")
+    assert outcome == "accepted" and ply_of(ctx, game_id) == 1
+    # Without the tag and without the thread, nothing tells which turn it was: nobody is answered.
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], to="move@clans.example", threaded=False)
+    assert outcome == "ignored-unknown" and ply_of(ctx, game_id) == 1
+    assert not caught(ctx, address, kind="reply-refused")
+
+
+def test_the_talk_after_the_move_goes_to_the_table_and_the_answer_says_so(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    move = view["legal_moves"][0]
+    outcome, _ = reply_and_handle(ctx, address, f"{move}\n\nNice board.\n<b>Not a tag</b>\n\n-- \nAnn")
+    assert outcome == "accepted:talk"
+    with session_scope(ctx.engine) as session:
+        (talk,) = session.exec(select(TableMessage)).all()
+        assert talk.text == "Nice board.\n<b>Not a tag</b>" and talk.source == "reply"
+        assert talk.game_id == db_id(session, game_id)
+    (accepted,) = caught(ctx, address, kind="reply-accepted")
+    assert "posted to the table" in text_of(accepted) and "Nice board." in text_of(accepted)
+    assert "&lt;b&gt;Not a tag&lt;/b&gt;" in str(parts(accepted)["html"])  # escaped in the HTML
+
+
+# -- who sent it ----------------------------------------------------------------------------------
+
+
+def test_a_reply_from_another_address_is_not_played_and_the_seat_confirms_on_its_page(ctx: Any, client: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    token, view, address = mover(ctx, toks)
+    huts, move, villages = two_village_position()
+    set_huts(ctx, game_id, huts)
+    view = services.seat_view(ctx, token)
+    order = list(reversed(villages))
+    body = f"{move} order {' '.join(map(str, order))}"
+    outcome, _ = reply_and_handle(ctx, address, body, sender_header="Ann <ann@elsewhere.example>",
+                                  sender="ann@elsewhere.example")
+    assert outcome == "confirm:sender"
+    assert ply_of(ctx, game_id) == 0
+    (confirm,) = caught(ctx, address, kind="reply-confirm")
+    assert answers(ctx, "ann@elsewhere.example") == []  # the answer goes to the seat, never to the sender
+    text = text_of(confirm)
+    assert "ann@elsewhere.example" in text and "nothing was played" in text
+    link = re.search(r"https://clans\.example(/play/\S+\?move=\S+)", text)
+    assert link, text
+    assert f"?move={move}&order={order[0]}%2C{order[1]}" in link.group(1)
+    # Opening the link plays nothing: the page has the move filled in, to confirm.
+    page = client.get(link.group(1))
+    assert page.status_code == 200 and ply_of(ctx, game_id) == 0
+    body_html = page.get_data(as_text=True)
+    assert f'value="{move}" selected' in body_html and f'value="{order[0]}, {order[1]}"'.replace(", ", ",") in \
+        body_html.replace(", ", ",")
+    confirmed = client.post(f"/play/{token}/move", data={"csrf_token": csrf_from(body_html), "ply": "0",
+                                                         "move": move, "order": f"{order[0]},{order[1]}"})
+    assert confirmed.status_code == 303 and ply_of(ctx, game_id) == 1
+
+
+def test_the_envelope_sender_must_be_the_seat_too(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], sender="someone@spoof.example")
+    assert outcome == "confirm:sender" and ply_of(ctx, game_id) == 0
+    # The address's case does not matter.
+    outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], sender_header=address.upper(),
+                                  sender=address.upper())
+    assert outcome == "accepted" and ply_of(ctx, game_id) == 1
+
+
+TRUST = "authres:mx.clans.example"
+
+
+@pytest.mark.parametrize("results, played", [
+    (["mx.clans.example; spf=pass smtp.mailfrom=example.org; dmarc=pass (p=reject) header.from=example.org"], True),
+    (["mx.clans.example 1; dkim=pass (2048-bit key) header.d=example.org header.s=s1"], True),
+    (["MX.Clans.Example; spf=pass smtp.mailfrom=ann@mail.example.org"], True),
+    (["mx.clans.example; dmarc=fail header.from=example.org"], False),
+    (["mx.clans.example; spf=pass smtp.mailfrom=other.example; dkim=pass header.d=other.example"], False),
+    (["mx.clans.example; dmarc=pass header.from=other.example"], False),
+    ([], False),
+    # Anyone may write an Authentication-Results header: only our server's count ...
+    (["evil.example; dmarc=pass header.from=example.org"], False),
+    (["mx.clans.example.evil.example; dmarc=pass header.from=example.org"], False),
+    (["(mx.clans.example) evil.example; dmarc=pass header.from=example.org"], False),
+    # ... and one forged with our server's name cannot outvote our server's own.
+    (["mx.clans.example; dmarc=pass header.from=example.org", "mx.clans.example; dmarc=fail header.from=example.org"],
+     False),
+    (["mx.clans.example; dmarc=pass header.from=example.org", "evil.example; dmarc=fail"], True),
+])
+def test_with_inbound_trust_an_authentication_result_from_our_server_is_needed(ctx: Any, results: list[str],
+                                                                                 played: bool) -> None:
+    ctx.config["INBOUND_TRUST"] = TRUST
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    turn = turn_mail(ctx, address)
+    message = reply_message(turn, view["legal_moves"][0], sender=address)
+    for value in results:
+        message["Authentication-Results"] = value
+    outcome = replies.handle_reply(ctx, store(ctx, message))
+    assert outcome == ("accepted" if played else "confirm:trust")
+    assert ply_of(ctx, game_id) == (1 if played else 0)
+    if not played:
+        (confirm,) = caught(ctx, address, kind="reply-confirm")
+        assert "could not confirm that it was sent by ann@example.org" in text_of(confirm).replace("\n", " ") \
+            or "could not confirm that it was sent by" in text_of(confirm).replace("\n", " ")
+
+
+# -- too late, twice, wrong ------------------------------------------------------------------------
+
+
+def test_two_replies_for_one_turn_play_once(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    turn = turn_mail(ctx, address)
+    first, second = view["legal_moves"][0], view["legal_moves"][1]
+    both = [store(ctx, reply_message(turn, m, sender=address)) for m in (first, second)]
+    assert [replies.handle_reply(ctx, i) for i in both] == ["accepted", "refused:used"]
+    assert ply_of(ctx, game_id) == 1
+    with session_scope(ctx.engine) as session:
+        (record,) = session.exec(select(MoveRecord)).all()
+        assert record.move == first
+    refused = caught(ctx, address, kind="reply-refused")[-1]
+    assert "We already had a reply from you for this turn" in text_of(refused).replace("\n", " ")
+    assert refused["Reply-To"] is None  # the turn is over: nothing to answer
+    # The same reply sent twice (two Message-IDs): played once.
+    _, view, address = mover(ctx, toks)
+    turn = turn_mail(ctx, address)
+    twice = [store(ctx, reply_message(turn, view["legal_moves"][0], sender=address)) for _ in range(2)]
+    assert [replies.handle_reply(ctx, i) for i in twice] == ["accepted", "refused:used"]
+    assert ply_of(ctx, game_id) == 2
+    # Handling a message again does nothing more.
+    assert replies.handle_reply(ctx, twice[0]) == "accepted"
+    assert len(caught(ctx, address, kind="reply-accepted")) == 1
+
+
+def test_a_reply_to_a_turn_already_played_on_the_page_or_by_the_autopilot_is_refused_kindly(ctx: Any) -> None:
+    now = frozen_clock(ctx)
+    game_id, toks = new_game(ctx, 2)
+    token, view, address = mover(ctx, toks)
+    turn = turn_mail(ctx, address)
+    services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    outcome = replies.handle_reply(ctx, store(ctx, reply_message(turn, view["legal_moves"][1], sender=address)))
+    assert outcome == "refused:moved" and ply_of(ctx, game_id) == 1
+    text = text_of(caught(ctx, address, kind="reply-refused")[-1]).replace("\n", " ")
+    assert f"You had already played {view['legal_moves'][0].replace('-', ' → ')} for this turn" in text
+    # The autopilot moves for the next player; their reply comes too late.
+    _, view, address = mover(ctx, toks)
+    turn = turn_mail(ctx, address)
+    now.at = deadline(ctx, game_id)
+    now.advance(seconds=1)
+    clock.expire_deadlines(ctx)
+    assert ply_of(ctx, game_id) == 2
+    outcome = replies.handle_reply(ctx, store(ctx, reply_message(turn, view["legal_moves"][0], sender=address)))
+    assert outcome == "refused:autopilot"
+    text = text_of(caught(ctx, address, kind="reply-refused")[-1]).replace("\n", " ")
+    assert "the autopilot had already played" in text
+
+
+def test_a_refused_move_says_why_and_what_can_be_played_and_a_corrected_reply_plays(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, "12-99\n\nHere goes!")
+    assert outcome == "refused:rules:unknown-territory" and ply_of(ctx, game_id) == 0
+    (refused,) = caught(ctx, address, kind="reply-refused")
+    text = text_of(refused)
+    assert "there is no territory 99" in text
+    assert "Nothing of your reply was posted to the table" in text
+    first = view["legal_moves"][0]
+    source, _, target = first.partition("-")
+    assert re.search(rf"^  {source} → .*\b{target}\b", text, re.MULTILINE), text
+    # The refusal can be answered like the turn mail.
+    assert str(refused["Reply-To"]) == str(turn_mail(ctx, address)["Reply-To"])
+    assert str(refused["In-Reply-To"]).startswith("<") and "client.example" in str(refused["In-Reply-To"])
+    message = reply_message(refused, first, sender=address)
+    assert replies.handle_reply(ctx, store(ctx, message)) == "accepted"
+    assert ply_of(ctx, game_id) == 1
+    with session_scope(ctx.engine) as session:
+        assert session.exec(select(TableMessage)).all() == []
+
+
+@pytest.mark.parametrize("body, problem, words", [
+    ("I will move tomorrow", "no-move", "We found no move on the first line"),
+    ("Hi!\n12-13", "move-not-first", "The move must be on the first line"),
+    ("12-13 14-15", "two-moves", "more than one move"),
+    ("12-13 order 14 14", "bad-order", "could not read the order of the villages"),
+])
+def test_a_reply_without_a_readable_move_is_refused_with_the_reason(ctx: Any, body: str, problem: str,
+                                                                   words: str) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, body)
+    assert outcome == f"refused:{problem}" and ply_of(ctx, game_id) == 0
+    (refused,) = caught(ctx, address, kind="reply-refused")
+    assert words in text_of(refused).replace("\n", " ") and words in html_of(refused).replace("\n", " ")
+    with session_scope(ctx.engine) as session:
+        assert session.exec(select(ReplyToken.used_at)).one() is None  # the turn can still be answered
+
+
+def test_a_move_interrupted_after_the_token_was_taken_is_finished_once(ctx: Any) -> None:
+    """A worker dies after taking the token (and perhaps after the move): run
+    again, the handler finishes it, and the move is there once."""
+    game_id, toks = new_game(ctx, 2)
+    token, view, address = mover(ctx, toks)
+    move = view["legal_moves"][0]
+    inbound_id = store(ctx, reply_message(turn_mail(ctx, address), move, sender=address))
+    services.submit_move(ctx, token, move, None, view["ply"])  # played ... and the worker dies here
+    with session_scope(ctx.engine) as session:
+        row = session.get(Inbound, inbound_id)
+        assert row is not None
+        row.outcome = replies.APPLYING
+        for t in session.exec(select(ReplyToken)):
+            t.used_at = ctx.now()
+            session.add(t)
+        session.add(row)
+    assert replies.handle_reply(ctx, inbound_id) == "accepted"
+    assert ply_of(ctx, game_id) == 1
+    assert len(caught(ctx, address, kind="reply-accepted")) == 1
+
+
+# -- mail that is never answered --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("headers, sender", [
+    ({"Auto-Submitted": "auto-replied"}, None),
+    ({"Auto-Submitted": "auto-generated; owner-email=ann@example.org"}, None),
+    ({"Precedence": "bulk"}, None),
+    ({"Precedence": "junk"}, None),
+    ({"X-Autoreply": "yes"}, None),
+    ({"X-PBEM-Kind": "turn"}, None),  # our own mail, back again
+    ({}, ""),  # the null sender
+])
+def test_automatic_mail_is_never_answered(ctx: Any, headers: dict[str, str], sender: str | None) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    options: dict[str, Any] = {"headers": headers}
+    if sender is not None:
+        options["sender"] = sender
+    outcome, _ = reply_and_handle(ctx, address, f"{view['legal_moves'][0]}\n\nI am away until Monday.", **options)
+    assert outcome == "ignored-auto"
+    assert ply_of(ctx, game_id) == 0 and answers(ctx) == []
+
+
+def test_auto_submitted_no_is_a_person_writing(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], headers={"Auto-Submitted": "No"})
+    assert outcome == "accepted" and ply_of(ctx, game_id) == 1
+
+
+def test_a_bounce_is_never_answered(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    turn = turn_mail(ctx, address)
+    bounce = EmailMessage()
+    bounce["From"] = "Mail Delivery System <MAILER-DAEMON@example.org>"
+    bounce["To"] = str(turn["Reply-To"])
+    bounce["Subject"] = "Undelivered Mail Returned to Sender"
+    bounce["Message-ID"] = make_msgid("bounce", domain="example.org")
+    bounce["In-Reply-To"] = str(turn["Message-ID"])
+    bounce.set_content(f"{view['legal_moves'][0]}\n\nThis is the mail system at host example.org.")
+    bounce.add_attachment("Reporting-MTA: dns; example.org\n\nFinal-Recipient: rfc822; x@example.org\n"
+                          "Action: failed\nStatus: 5.1.1\n", subtype="delivery-status")
+    bounce.replace_header("Content-Type", bounce["Content-Type"].replace("multipart/mixed", "multipart/report"))
+    assert replies.handle_reply(ctx, store(ctx, bounce, sender="")) == "ignored-auto"
+    # Not even with a sender, from the mail system.
+    bounce.replace_header("Message-ID", make_msgid("bounce2", domain="example.org"))
+    assert replies.handle_reply(ctx, store(ctx, bounce, sender="MAILER-DAEMON@example.org")) == "ignored-auto"
+    assert ply_of(ctx, game_id) == 0 and answers(ctx) == []
+    with session_scope(ctx.engine) as session:
+        assert session.exec(select(ReplyToken.used_at)).one() is None
+        game = session.exec(select(Game).where(col(Game.public_id) == game_id)).one()
+        assert game.ply == 0
