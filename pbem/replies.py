@@ -415,8 +415,7 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
         return _Done("missing", [])
     if inbound.status == "done":
         return _Done(inbound.outcome or "done", [])
-    inbound.attempts += 1
-    session.add(inbound)
+    # (Attempts are counted by pbem.inbound.handling, which claims the message.)
     message = parse(inbound.raw)
     resuming = inbound.outcome == APPLYING
     if not resuming and is_automatic(ctx, message, inbound.sender):
