@@ -18,6 +18,19 @@ from tests.support.config import POSTGRES_ADMIN, REDIS_URL, TABLES, app_config, 
 from tests.support.smtp import SmtpServer
 
 
+@pytest.fixture(autouse=True)
+def _joinable_results() -> Iterator[None]:
+    """Celery's eager ``apply`` marks "inside a task" in one process-wide flag
+    and puts back what it found when it ends.  Eager tasks of two threads (a
+    test's receiver or relay thread and the test itself) can interleave so that
+    the flag stays set, and every later ``result.get()`` then refuses.  Each
+    test starts with it clear."""
+    from celery._state import _set_task_join_will_block
+
+    _set_task_join_will_block(False)
+    yield
+
+
 @pytest.fixture(scope="session")
 def postgresql_url() -> Iterator[str]:
     import psycopg
