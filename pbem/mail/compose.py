@@ -183,9 +183,10 @@ def legal_moves_text(view: SeatView, w: Words) -> list[str]:
     lines = [f"{source} → {', '.join(map(str, sorted(targets)))}" for source, targets in sorted(by_source.items())]
     for move, villages in sorted((view.get("founding") or {}).items()):
         if len(villages) > 1:
+            # The reply reader takes "order" in every language (pbem.inbound.reading).
+            example = move + " order " + " ".join(map(str, villages))
             lines.append(w._("%(move)s founds villages on %(territories)s: add their order, e.g. %(example)s",
-                             move=move, territories=", ".join(map(str, villages)),
-                             example=f"{move} order {' '.join(map(str, villages))}"))
+                             move=move, territories=", ".join(map(str, villages)), example=example))
     return lines
 
 

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, Iterator
 
 import pytest
+from sqlmodel import col, select
 
+from pbem import services
+from pbem.db import session_scope
+from pbem.inbound.receiver import receiver
+from pbem.models import CaughtMail
 from pbem.web.pages import autolink
 from tests.support.config import app_config
-from tests.support.games import new_game
+from tests.support.games import new_game, to_move
 from tests.support.messages import caught
+from tests.support.smtp import free_port
+from tests.support.web import csrf_token
 
 
 @pytest.fixture
@@ -78,3 +86,36 @@ def test_autolink_escapes_first_then_links():
     assert '&#34;<a href="https://b.example/q" rel="noopener noreferrer">https://b.example/q</a>&#34;' in html
     assert str(autolink("javascript:alert(1) ftp://x")) == "javascript:alert(1) ftp://x"
     assert str(autolink('https://c.example/"onmouseover="x')).count('"') == 4
+
+
+def test_the_reply_button_plays_a_turn_through_the_real_inbound_path(app, client, ctx):
+    """Demo: "Reply" on a turn mail sends, by SMTP, to the service's own receiver;
+    the move is played and the answer lands in the mailbox."""
+    port = free_port()
+    for settings in (app.config, ctx.config):
+        settings.update(INBOUND_HOST="127.0.0.1", INBOUND_PORT=port)
+    game_id, toks = new_game(ctx, 2)
+    mover, view = to_move(ctx, toks)
+    address = next(p for p in ({"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"})
+                   if p["name"] == view["you"])["email"]
+    turn = caught(ctx, address, "turn")[-1]
+    assert turn["Reply-To"] and str(turn["Reply-To"]).startswith("move+")
+    with session_scope(ctx.engine) as session:
+        mail_id = session.exec(select(CaughtMail.id).where(CaughtMail.recipient == address, CaughtMail.kind == "turn")
+                               .order_by(col(CaughtMail.id).desc())).first()
+    page = client.get(f"/mailbox/{mail_id}").get_data(as_text=True)
+    assert f'action="/mailbox/{mail_id}/reply"' in page
+    controller = receiver(ctx, app.extensions["celery"].relay_inbound, host="127.0.0.1", port=port, lmtp=False)
+    controller.start()
+    try:
+        move = view["legal_moves"][0]
+        r = client.post(f"/mailbox/{mail_id}/reply",
+                        data={"text": f"{move}\ngood luck!", "csrf_token": csrf_token(client, f"/mailbox/{mail_id}")})
+        assert r.status_code == 303
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not caught(ctx, address, "reply-accepted"):
+            time.sleep(0.05)
+    finally:
+        controller.stop()
+    assert caught(ctx, address, "reply-accepted")
+    assert services.public_game(ctx, game_id)["history"][-1]["move"] == move
