@@ -11,17 +11,20 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import services
+from pbem import replies, services
+from pbem import talk as table_talk
 from pbem.db import session_scope
 from pbem.language import TAGS
 from pbem.mail.compose import compose
-from pbem.models import Game, Outbox, Seat
+from pbem.models import Bounce, Game, Outbox, Seat
 from pbem.outbox import enqueue
+from pbem.players import address_hash
 from pbem.rules.tables import CLANS
 from pbem.words import Words
 from tests.support.clock import frozen_clock
 from tests.support.games import db_id, play, seat_tokens, to_move
 from tests.support.messages import parts
+from tests.support.replies import reply_message, store, turn_mail
 from tests.support.text import english_left
 
 FOUR = [
@@ -218,3 +221,46 @@ def _redealt_turn_mail_is_the_same(ctx: Any, game_id: str) -> None:
         game.state = json.dumps(state)
         session.add(game)
     assert (before["text"], before["html"], before["images"]) == (after["text"], after["html"], after["images"])
+
+
+def _seat_email(ctx: Any, game_id: str, name: str) -> str:
+    return next(p["email"] for p in FOUR if p["name"] == name)
+
+
+@pytest.mark.parametrize("kind", ["reply-accepted", "reply-refused", "reply-confirm"])
+def test_the_answers_to_replies_in_every_language(ctx, kind):
+    game_id, toks = _started(ctx)
+    for _ in range(4):  # one reply of each kind from each player, on their turn
+        token, view = to_move(ctx, toks)
+        address = _seat_email(ctx, game_id, view["you"])
+        body = {"reply-accepted": view["legal_moves"][0], "reply-refused": "no move here",
+                "reply-confirm": view["legal_moves"][0]}[kind]
+        sender = "someone.else@example.org" if kind == "reply-confirm" else address
+        reply = reply_message(turn_mail(ctx, address), body, sender=sender)
+        replies.handle_reply(ctx, store(ctx, reply))
+        (row_id, recipient), = [r for r in _rows(ctx, kind) if r[1] == address][-1:]
+        _check(ctx, row_id, recipient)
+        if kind != "reply-accepted":
+            play(ctx, toks, 1)
+
+
+def test_table_talk_and_unreachable_mail_in_every_language(ctx):
+    game_id, toks = _started(ctx)
+    for t in toks:
+        table_talk.set_talk_mail(ctx, t, True)
+    table_talk.talk(ctx, toks[0], "Hello, everyone!")
+    talks = _rows(ctx, "talk")
+    assert len(talks) == 3
+    for row_id, recipient in talks:
+        _check(ctx, row_id, recipient)
+    # Tom's address bounces: the others are told, each in their own language.
+    with session_scope(ctx.engine) as session:
+        tom = session.exec(select(Seat).where(Seat.email == "tom@example.org")).one()
+        session.add(Bounce(address_hash=address_hash("tom@example.org"), bouncing_at=ctx.now(), soft=0))
+        ids = [enqueue(session, kind="unreachable", event=f"unreachable:{tom.id}", recipient=seat.email,
+                       base_url=ctx.base_url, now=ctx.now(), game_id=seat.game_id, seat_id=seat.id)
+               for seat in session.exec(select(Seat).where(Seat.game_id == tom.game_id, Seat.id != tom.id))]
+        pairs = [(i, s) for i, s in zip(ids, [s.email for s in session.exec(
+            select(Seat).where(Seat.game_id == tom.game_id, Seat.id != tom.id))])]
+    for row_id, recipient in pairs:
+        _check(ctx, row_id, recipient)

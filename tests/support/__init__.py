@@ -10,6 +10,7 @@
 - ``web``: form tokens, sign-in links, page markup, database snapshots;
 - ``browser``: Chromium's flags and a page in a fresh browser context.
 - ``text``: the text a person reads in a page or mail, and English left in a translation.
+- ``replies``: replies to the service's mail as a mail client writes them, stored as received.
 
 Fixtures are not here: they are defined in the conftest.py files (tests/conftest.py
 for the shared ones, a layer's own conftest.py for the ones only that layer uses).
