@@ -1,0 +1,91 @@
+"""End to end by SMTP: a real receiver on a free port, a real SMTP client, the
+service's own handlers — a whole game played by replies, and a reply to a
+table-talk mail posted to the table."""
+
+from __future__ import annotations
+
+import smtplib
+import time
+from typing import Any, Callable
+
+from sqlmodel import col, select
+
+from pbem import services
+from pbem import talk as table_talk
+from pbem.db import session_scope
+from pbem.inbound.receiver import receiver
+from pbem.models import TableMessage
+from tests.support.games import EMAILS, new_game, to_move
+from tests.support.messages import caught
+from tests.support.replies import reply_message, turn_mail
+from tests.support.smtp import free_port
+
+
+def _until(check: Callable[[], Any], timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def _send(port: int, message: Any, sender: str) -> None:
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:
+        smtp.send_message(message, from_addr=sender, to_addrs=[str(message["To"])])
+
+
+def test_a_whole_game_played_only_by_replies_over_smtp(app: Any, ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    port = free_port()
+    controller = receiver(ctx, app.extensions["celery"].relay_inbound, host="127.0.0.1", port=port, lmtp=False)
+    controller.start()
+    try:
+        for turn in range(200):
+            view = services.public_game(ctx, game_id)
+            if view["status"] != "active":
+                break
+            _, mine = to_move(ctx, toks)
+            address = EMAILS[mine["you"]]
+            move = mine["legal_moves"][0]
+            villages = mine["founding"].get(move, [])
+            line = move + (" order " + " ".join(map(str, villages)) if len(villages) > 1 else "")
+            _send(port, reply_message(turn_mail(ctx, address), line + "\n", sender=address), address)
+            # Played, and answered: the next turn's mail is out by then.
+            _until(lambda: len(_accepted(ctx)) == turn + 1)
+            assert services.public_game(ctx, game_id)["ply"] == mine["ply"] + 1
+        assert services.public_game(ctx, game_id)["status"] == "finished"
+    finally:
+        controller.stop()
+    assert len(_accepted(ctx)) == services.public_game(ctx, game_id)["ply"]
+
+
+def _accepted(ctx: Any) -> list[Any]:
+    return [m for m in caught(ctx) if str(m["X-PBEM-Kind"]) == "reply-accepted"]
+
+
+def test_a_reply_to_a_talk_mail_is_posted_to_the_table(app: Any, ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    for t in toks:
+        table_talk.set_talk_mail(ctx, t, True)
+    table_talk.talk(ctx, toks[0], "Shall we play fast tonight?")
+    (talk_mail,) = caught(ctx, kind="talk")
+    assert str(talk_mail["Reply-To"]).startswith("talk+")
+    address = str(talk_mail["To"])
+    port = free_port()
+    controller = receiver(ctx, app.extensions["celery"].relay_inbound, host="127.0.0.1", port=port, lmtp=False)
+    controller.start()
+    try:
+        _send(port, reply_message(talk_mail, "Yes, 12-13 is my plan\n", sender=address), address)
+
+        def posted() -> list[str]:
+            with session_scope(ctx.engine) as session:
+                return list(session.exec(select(TableMessage.text).order_by(col(TableMessage.id))).all())
+
+        texts = _until(lambda: (lambda t: t if len(t) == 2 else None)(posted()))
+    finally:
+        controller.stop()
+    assert texts == ["Shall we play fast tonight?", "Yes, 12-13 is my plan"]
+    # Talk is never read as a move.
+    assert services.public_game(ctx, game_id)["ply"] == 0
