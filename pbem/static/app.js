@@ -2,8 +2,10 @@
 (function () {
   "use strict";
 
-  /* The page's language (<html lang>), so dates read as the rest of the page. */
-  var lang = document.documentElement.lang || undefined;
+  /* The page's language (<html lang>), so dates read as the rest of the page; on an
+     English page, the browser's own English (en-GB writes 13:28, en-US 1:28 PM). */
+  var lang = document.documentElement.lang;
+  if (!lang || lang === "en") lang = undefined;
 
   /* Times are rendered in the seat's zone (UTC elsewhere) by the server; show them
      in the reader's own zone. */
