@@ -8,6 +8,7 @@ Two keys can only be given in that mapping, never by the environment: ``DEMO``
 from __future__ import annotations
 
 import ipaddress
+import re
 import os
 from pathlib import Path
 from typing import Any, Mapping
@@ -185,3 +186,14 @@ def check_safe(config: Mapping[str, Any]) -> None:
         # own rate-limit counts.
         raise UnsafeConfig(f"PBEM_BROKER_URL is not set: a public service (base URL {config.get('BASE_URL')}) "
                            "needs Redis for its background work and shared rate limits")
+    trust = str(config.get("INBOUND_TRUST") or "")
+    if trust and not re.fullmatch(r"authres:[!-~]+", trust):
+        # A typo here would silently trust nothing (or, worse, be read some other way).
+        raise UnsafeConfig(f"PBEM_INBOUND_TRUST={trust!r} is not authres:<authserv-id> (the name your mail "
+                           "server writes in its Authentication-Results headers)")
+    inbound = str(config.get("INBOUND_HOST") or "")
+    if inbound and not is_loopback(f"http://{inbound}") and not config.get("INBOUND_TRUST"):
+        # Reachable from anywhere, with nothing to tell a real sender from a forged one.
+        raise UnsafeConfig(f"PBEM_INBOUND_HOST={inbound} listens beyond this machine without PBEM_INBOUND_TRUST: "
+                           "put pbem inbound behind your mail server (which checks SPF/DKIM/DMARC) and set "
+                           "PBEM_INBOUND_TRUST=authres:<its authserv-id>")

@@ -103,3 +103,17 @@ def test_the_cli_refuses_too(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip() == ("pbem: refusing to start: PBEM_SMTP_HOST is not set: no mail transport "
                                    "for the public base URL https://clans.example")
+
+
+@pytest.mark.parametrize("trust", ["authres", "authres:", "dkim:mx.example", "authres:mx example"])
+def test_a_malformed_inbound_trust_is_refused(trust: str) -> None:
+    with pytest.raises(UnsafeConfig, match="PBEM_INBOUND_TRUST="):
+        check_safe(config(PBEM_INBOUND_TRUST=trust))
+    check_safe(config(PBEM_INBOUND_TRUST="authres:mx.clans.example"))
+
+
+def test_a_receiver_open_to_the_world_needs_a_trusted_mail_server_in_front() -> None:
+    with pytest.raises(UnsafeConfig, match="PBEM_INBOUND_HOST=0.0.0.0 listens beyond this machine"):
+        check_safe(config(PBEM_INBOUND_HOST="0.0.0.0"))
+    check_safe(config(PBEM_INBOUND_HOST="0.0.0.0", PBEM_INBOUND_TRUST="authres:mx.clans.example"))
+    check_safe(config(PBEM_INBOUND_HOST="127.0.0.1"))
