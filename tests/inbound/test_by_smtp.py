@@ -5,8 +5,7 @@ table-talk mail posted to the table."""
 from __future__ import annotations
 
 import smtplib
-import time
-from typing import Any, Callable
+from typing import Any
 
 from sqlmodel import col, select
 
@@ -15,20 +14,13 @@ from pbem import talk as table_talk
 from pbem.db import session_scope
 from pbem.inbound.receiver import receiver
 from pbem.models import TableMessage
+from tests.support.clock import wait_until
 from tests.support.games import EMAILS, new_game, to_move
 from tests.support.messages import caught
 from tests.support.replies import reply_message, turn_mail
 from tests.support.smtp import free_port
 
 
-def _until(check: Callable[[], Any], timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def _send(port: int, message: Any, sender: str) -> None:
@@ -53,7 +45,7 @@ def test_a_whole_game_played_only_by_replies_over_smtp(app: Any, ctx: Any) -> No
             line = move + (" order " + " ".join(map(str, villages)) if len(villages) > 1 else "")
             _send(port, reply_message(turn_mail(ctx, address), line + "\n", sender=address), address)
             # Played, and answered: the next turn's mail is out by then.
-            _until(lambda: len(_accepted(ctx)) == turn + 1)
+            wait_until(lambda: len(_accepted(ctx)) == turn + 1)
             assert services.public_game(ctx, game_id)["ply"] == mine["ply"] + 1
         assert services.public_game(ctx, game_id)["status"] == "finished"
     finally:
@@ -83,7 +75,7 @@ def test_a_reply_to_a_talk_mail_is_posted_to_the_table(app: Any, ctx: Any) -> No
             with session_scope(ctx.engine) as session:
                 return list(session.exec(select(TableMessage.text).order_by(col(TableMessage.id))).all())
 
-        texts = _until(lambda: (lambda t: t if len(t) == 2 else None)(posted()))
+        texts = wait_until(lambda: (lambda t: t if len(t) == 2 else None)(posted()))
     finally:
         controller.stop()
     assert texts == ["Shall we play fast tonight?", "Yes, 12-13 is my plan"]

@@ -32,7 +32,7 @@ from pbem.db import session_scope, upgrade
 from pbem.inbound import handling
 from pbem.inbound.receiver import receiver
 from pbem.models import Inbound, Outbox, ReplyToken, Seat
-from tests.support.clock import frozen_clock
+from tests.support.clock import frozen_clock, wait_until
 from tests.support.config import SECRET, app_config
 from tests.support.games import db_id, new_game
 from tests.support.smtp import free_port
@@ -82,14 +82,6 @@ def stored(ctx: Any) -> list[Inbound]:
         return list(session.exec(select(Inbound).order_by(col(Inbound.id))))
 
 
-def wait_until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def handled(ctx: Any, count: int = 1) -> list[Inbound]:

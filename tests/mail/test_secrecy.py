@@ -7,11 +7,10 @@ the others' clans, the two would differ."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from sqlmodel import col, select
+from sqlmodel import select
 
 from pbem import services
 from pbem.db import session_scope
@@ -20,7 +19,7 @@ from pbem.models import Game, Outbox, Seat
 from pbem.outbox import enqueue
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
-from tests.support.games import db_id, new_game, play, to_move
+from tests.support.games import db_id, redeal_others, new_game, play, to_move
 from tests.support.messages import parts
 
 SECRET_KINDS = ["invite", "turn", "reminder", "deadline", "digest"]
@@ -52,24 +51,6 @@ def _compose(ctx: Any, game_id: int, position: int, kind: str, event: str) -> di
                 "images": p["images"]}
 
 
-def _redeal_others(ctx: Any, game_id: int, position: int) -> None:
-    """Give every other seat a clan nobody had: in the seats and the rules' state."""
-    with session_scope(ctx.engine) as session:
-        game = session.get(Game, db_id(session, game_id))
-        assert game is not None
-        seats = list(session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id)).order_by(col(Seat.position))))
-        if game.state is None:
-            return
-        state = json.loads(game.state)
-        unused = [c for c in CLANS if c not in state["clans"]]
-        for seat in seats:
-            if seat.position != position:
-                new = unused.pop()
-                state["clans"][seat.position] = new
-                seat.clan = new
-                session.add(seat)
-        game.state = json.dumps(state)
-        session.add(game)
 
 
 @pytest.mark.parametrize("kind", SECRET_KINDS)
@@ -95,7 +76,7 @@ def test_mail_does_not_depend_on_other_clans(ctx: Any, kind: str) -> None:
             services.set_mail(ctx, token_at(ctx, toks, position), "digest")
     before = _compose(ctx, game_id, position, kind, event)
     own = services.seat_view(ctx, token_at(ctx, toks, position))["clan"]
-    _redeal_others(ctx, game_id, position)
+    redeal_others(ctx, game_id, position)
     after = _compose(ctx, game_id, position, kind, event)
     assert before == after
     if own is not None:

@@ -4,7 +4,6 @@ HTML, and never anything of a clan."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -18,7 +17,7 @@ from pbem.players import address_hash
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.config import BASE_URL
-from tests.support.games import db_id, new_game, play, to_move
+from tests.support.games import redeal_others, new_game, play, to_move
 from tests.support.messages import caught, parts
 
 NASTY = '<script>alert("x")</script> & <b>bold</b>'
@@ -173,17 +172,6 @@ def test_the_digest_shows_the_messages_of_the_day(ctx: Any) -> None:
     assert "see you tomorrow &lt;script&gt;" in p["html"]
 
 
-def _redeal_others(ctx: Any, game_id: str, viewer: int) -> None:
-    with session_scope(ctx.engine) as session:
-        game = session.get(Game, db_id(session, game_id))
-        state = json.loads(game.state)
-        unused = [c for c in CLANS if c not in state["clans"]]
-        for seat in session.exec(select(Seat).where(Seat.game_id == game.id)):
-            if seat.position != viewer:
-                state["clans"][seat.position] = seat.clan = unused.pop()
-                session.add(seat)
-        game.state = json.dumps(state)
-        session.add(game)
 
 
 def test_a_talk_mail_never_depends_on_a_clan(ctx: Any) -> None:
@@ -206,7 +194,7 @@ def test_a_talk_mail_never_depends_on_a_clan(ctx: Any) -> None:
             return str(message["Subject"]), p["text"], p["html"]
 
     before = built()
-    _redeal_others(ctx, game_id, viewer)
+    redeal_others(ctx, game_id, viewer)
     assert built() == before
     subject, text, html = before
     for clan in CLANS:

@@ -14,9 +14,8 @@ from pbem import errors, services, talk
 from pbem.db import session_scope
 from pbem.models import Game, Outbox, Seat, TableMessage
 from pbem.queries import table_news, table_seen_at
-from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
-from tests.support.games import db_id, new_game, play, to_move
+from tests.support.games import db_id, redeal_others, new_game, play, to_move
 from tests.support.web import snapshot
 
 
@@ -208,17 +207,6 @@ def test_a_seat_page_shows_the_newest_messages_and_counts_the_rest(ctx, monkeypa
     assert [m["text"] for m in table.messages] == ["m2", "m3", "m4"] and table.earlier == 2
 
 
-def _redeal_others(ctx, game_id, position):
-    with session_scope(ctx.engine) as session:
-        game = session.get(Game, db_id(session, game_id))
-        state = json.loads(game.state)
-        unused = [c for c in CLANS if c not in state["clans"]]
-        for seat in session.exec(select(Seat).where(Seat.game_id == game.id)):
-            if seat.position != position:
-                state["clans"][seat.position] = seat.clan = unused.pop()
-                session.add(seat)
-        game.state = json.dumps(state)
-        session.add(game)
 
 
 def test_the_table_never_depends_on_anyones_clan(ctx):
@@ -228,7 +216,7 @@ def test_the_table_never_depends_on_anyones_clan(ctx):
         talk.talk(ctx, t, f"hello from seat {n}")
     viewer = toks[0]
     before = talk.table(ctx, viewer)
-    _redeal_others(ctx, game_id, seat_of(ctx, viewer))
+    redeal_others(ctx, game_id, seat_of(ctx, viewer))
     assert talk.table(ctx, viewer) == before
     # Nor the author's own: nothing of a clan is in a message but what was typed.
     for m in before.messages:

@@ -1,8 +1,10 @@
-"""A frozen clock: ``ctx.now`` that the test moves by hand."""
+"""A frozen clock (``ctx.now`` that the test moves by hand), and waiting in real
+time for another thread or server."""
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Callable
 
 
 class Clock:
@@ -28,3 +30,15 @@ def frozen_clock(ctx: Any) -> Clock:
     clock = Clock(utcnow())
     ctx.now = clock
     return clock
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 15.0) -> Any:
+    """Poll ``check`` (real time: another thread, a server) until it gives
+    something true, and return that; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s")

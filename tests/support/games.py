@@ -13,6 +13,7 @@ from pbem import services, tokens
 from pbem.db import as_utc, session_scope
 from pbem.models import Game, Seat
 from pbem.rules import classic_board
+from pbem.rules.tables import CLANS
 
 PLAYERS = [
     {"name": "Ann", "email": "ann@example.org"},
@@ -137,3 +138,21 @@ def finish(ctx: Any, game_id: str, toks: list[str]) -> None:
     assert view["legal_moves"], view["legal_moves"]
     services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     assert services.public_game(ctx, game_id)["status"] == "finished"
+
+
+def redeal_others(ctx: Any, game_id: str, viewer: int) -> None:
+    """Give every seat but ``viewer``'s a clan nobody had, in the seats and in
+    the rules' state (a non-interference test then compares what ``viewer`` sees)."""
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, db_id(session, game_id))
+        assert game is not None
+        if game.state is None:
+            return
+        state = json.loads(game.state)
+        unused = [c for c in CLANS if c not in state["clans"]]
+        for seat in session.exec(select(Seat).where(Seat.game_id == game.id)):
+            if seat.position != viewer:
+                state["clans"][seat.position] = seat.clan = unused.pop()
+                session.add(seat)
+        game.state = json.dumps(state)
+        session.add(game)

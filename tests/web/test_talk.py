@@ -4,7 +4,6 @@ and that the table shows nothing of any clan and nothing on the public page."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -12,9 +11,9 @@ from sqlmodel import select
 
 from pbem import services, talk
 from pbem.db import session_scope
-from pbem.models import Game, Seat
+from pbem.models import Seat
 from pbem.rules.tables import CLANS
-from tests.support.games import db_id, finish, new_game, play
+from tests.support.games import redeal_others, finish, new_game, play
 from tests.support.web import csrf_token, snapshot
 
 
@@ -167,17 +166,6 @@ def test_who_sees_the_table(client, ctx):
     assert ("Cid", "well played") in messages_on(page_of(client, toks[1]))
 
 
-def _redeal_others(ctx, game_id: str, viewer: int) -> None:
-    with session_scope(ctx.engine) as session:
-        game = session.get(Game, db_id(session, game_id))
-        state = json.loads(game.state)
-        unused = [c for c in CLANS if c not in state["clans"]]
-        for seat in session.exec(select(Seat).where(Seat.game_id == game.id)):
-            if seat.position != viewer:
-                state["clans"][seat.position] = seat.clan = unused.pop()
-                session.add(seat)
-        game.state = json.dumps(state)
-        session.add(game)
 
 
 def test_the_table_never_shows_a_clan(client, ctx):
@@ -190,7 +178,7 @@ def test_the_table_never_shows_a_clan(client, ctx):
     for viewer_token in toks:
         viewer = services.seat_view(ctx, viewer_token)["seat"]
         before = talk_section(page_of(client, viewer_token))
-        _redeal_others(ctx, game_id, viewer)
+        redeal_others(ctx, game_id, viewer)
         assert talk_section(page_of(client, viewer_token)) == before
         assert not any(clan in before for clan in CLANS)
         assert "--c:" not in before and "swatch" not in before and "data-player-clan" not in before
