@@ -80,6 +80,9 @@ DEFAULTS: dict[str, Any] = {
     "INBOUND_TRUST": "",
     "INBOUND_MAX_BYTES": 1_000_000,
     "LIMIT_TALK": "10 per hour; 50 per day",  # table-talk messages per seat
+    # Answers to replies (accepted, refused, confirm) per seat: anyone who saw a
+    # reply address could otherwise make the service mail that player at will.
+    "LIMIT_REPLY_ANSWERS": "20 per hour; 100 per day",
 }
 
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,

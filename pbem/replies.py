@@ -27,6 +27,7 @@ random bits."""
 from __future__ import annotations
 
 import email
+import logging
 import email.policy
 import json
 import re
@@ -53,6 +54,8 @@ from .words import N_, Words, error_text, move_text
 
 PURPOSE = "reply"
 #: The local part of a reply address: ``move+TOKEN``.
+log = logging.getLogger(__name__)
+
 PREFIX = "move+"
 TALK_PREFIX = "talk+"
 #: The kinds of mail that carry a reply address (and the token in their Message-ID).
@@ -506,10 +509,21 @@ def _finish(ctx: Context, session: Session, inbound: Inbound, outcome: str, answ
     inbound.status, inbound.outcome, inbound.handled_at = "done", outcome, now
     session.add(inbound)
     outbox: list[int | None] = []
-    if answer is not None and seat is not None:
+    if answer is not None and seat is not None and _may_answer(ctx, seat):
         outbox.append(enqueue(session, kind=answer, event=f"inbound:{inbound.id}", recipient=seat.email,
                               base_url=ctx.base_url, now=now, game_id=seat.game_id, seat_id=seat.id))
     return _Done(outcome, outbox)
+
+
+def _may_answer(ctx: Context, seat: Seat) -> bool:
+    """Whether this seat may get one more answer mail now (``LIMIT_REPLY_ANSWERS``):
+    beyond it the reply is still handled (a move still plays), only unanswered."""
+    try:
+        ctx.limit("LIMIT_REPLY_ANSWERS", [f"seat:{seat.id}"])
+    except errors.RateLimited:
+        log.warning("seat %s: too many answers to replies; this one is not mailed", seat.id)
+        return False
+    return True
 
 
 # -- what the answer says ---------------------------------------------------------------------

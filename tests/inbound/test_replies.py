@@ -434,3 +434,15 @@ def test_a_bounce_is_never_answered(ctx: Any) -> None:
         assert session.exec(select(ReplyToken.used_at)).one() is None
         game = session.exec(select(Game).where(col(Game.public_id) == game_id)).one()
         assert game.ply == 0
+
+
+def test_answers_to_replies_are_rate_limited_per_seat(app: Any, ctx: Any) -> None:
+    """Anyone who saw a reply address could send replies in the player's name;
+    beyond LIMIT_REPLY_ANSWERS the replies are still handled, only not answered."""
+    app.config["LIMIT_REPLY_ANSWERS"] = "2 per hour"
+    game_id, toks = new_game(ctx, 2)
+    _, view = to_move(ctx, toks)
+    address = EMAILS[view["you"]]
+    outcomes = [reply_and_handle(ctx, address, "nothing to see here")[0] for _ in range(4)]
+    assert outcomes == ["refused:no-move"] * 4
+    assert len(answers(ctx, address)) == 2
