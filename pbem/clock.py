@@ -36,7 +36,7 @@ from .db import as_utc, session_scope
 from .inbound import handling
 from .mail.delivery import deliver, due
 from .mail.transport import transport_for
-from .models import CaughtMail, Game, Login, Outbox, Seat, table_of
+from .models import CaughtMail, Game, Inbound, Login, Outbox, Seat, table_of
 from .outbox import enqueue
 from .queries import digest_news
 
@@ -215,6 +215,9 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
       key; such a row is pending, and the sign-in goes once it is done), and
       the newest sign-in of all (so that SQLite never reuses an id).
     - Caught mail (the demo's mailbox) older than ``RETENTION_DAYS`` goes.
+    - Received mail (replies, bounces) handled more than ``RETENTION_DAYS`` ago
+      goes, unless its answer is still waiting to be sent (the answer is
+      worded from it).
 
     Every statement is guarded by its own condition, so several processes may
     prune at once and running it again changes nothing more."""
@@ -250,8 +253,14 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     ), batch)
     caught = table_of(CaughtMail)
     caught_mail = _delete_batches(ctx, caught, caught.c.created_at < cutoff, batch)
+    inbound = table_of(Inbound)
+    answer_waits = select(outbox.c.id).where(
+        outbox.c.status == "pending",
+        outbox.c.event == sqlalchemy.literal("inbound:") + sqlalchemy.cast(inbound.c.id, sqlalchemy.String))
+    received = _delete_batches(ctx, inbound, and_(
+        inbound.c.status == "done", inbound.c.handled_at < cutoff, ~answer_waits.exists()), batch)
     return {"games_expired": int(expired), "logins_deleted": logins, "outbox_deleted": mail,
-            "caught_mail_deleted": caught_mail}
+            "caught_mail_deleted": caught_mail, "inbound_deleted": received}
 
 
 def _delete_batches(ctx: Context, table: Table, condition: ColumnElement[bool], batch: int) -> int:

@@ -18,7 +18,7 @@ from sqlmodel import col, select
 
 from pbem import clock, replies, services, tokens
 from pbem.db import session_scope
-from pbem.models import Game, Inbound, MoveRecord, ReplyToken, TableMessage
+from pbem.models import Game, Inbound, MoveRecord, Outbox, ReplyToken, TableMessage
 from tests.support.clock import frozen_clock
 from tests.support.games import EMAILS, db_id, deadline, new_game, set_huts, to_move, two_village_position
 from tests.support.messages import caught, parts
@@ -446,3 +446,24 @@ def test_answers_to_replies_are_rate_limited_per_seat(app: Any, ctx: Any) -> Non
     outcomes = [reply_and_handle(ctx, address, "nothing to see here")[0] for _ in range(4)]
     assert outcomes == ["refused:no-move"] * 4
     assert len(answers(ctx, address)) == 2
+
+
+def test_received_mail_is_kept_for_the_retention_days_only(ctx: Any) -> None:
+    """Replies hold players' own words: handled ones go after RETENTION_DAYS,
+    unless the answer worded from them is still waiting to be sent."""
+    now = frozen_clock(ctx)
+    game_id, toks = new_game(ctx, 2)
+    _, view = to_move(ctx, toks)
+    address = EMAILS[view["you"]]
+    _, kept_id = reply_and_handle(ctx, address, "no move at all")
+    _, gone_id = reply_and_handle(ctx, address, "still no move")
+    with session_scope(ctx.engine) as session:
+        waiting = session.exec(select(Outbox).where(Outbox.event == f"inbound:{kept_id}")).one()
+        waiting.status = "pending"  # say its answer could not be sent yet
+        session.add(waiting)
+    now.advance(days=ctx.config["RETENTION_DAYS"] - 1)
+    assert clock.prune(ctx)["inbound_deleted"] == 0
+    now.advance(days=2)
+    assert clock.prune(ctx)["inbound_deleted"] == 1
+    with session_scope(ctx.engine) as session:
+        assert [r.id for r in session.exec(select(Inbound))] == [kept_id]

@@ -20,7 +20,8 @@ from tests.support.games import PLAYERS, db_id, new_game, play, seat_tokens
 from tests.support.messages import caught
 from tests.support.web import csrf_token
 
-NOTHING = {"games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0}
+NOTHING = {"games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0,
+           "inbound_deleted": 0}
 
 
 def status(ctx: Any, game_id: str) -> str:
