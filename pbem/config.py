@@ -82,7 +82,7 @@ DEFAULTS: dict[str, Any] = {
     "LIMIT_TALK": "10 per hour; 50 per day",  # table-talk messages per seat
     # Answers to replies (accepted, refused, confirm) per seat: anyone who saw a
     # reply address could otherwise make the service mail that player at will.
-    "LIMIT_REPLY_ANSWERS": "20 per hour; 100 per day",
+    "LIMIT_REPLY_ANSWERS": "60 per hour; 300 per day",
 }
 
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
