@@ -434,6 +434,10 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
         if problem:
             return _finish(ctx, session, inbound, f"confirm:{problem}", "reply-confirm", seat)
         if reply.problem:
+            if ".reply-refused." in _header(message, "In-Reply-To"):
+                # No move again, in answer to our own refusal: most likely an
+                # auto-responder that does not say it is one. Answering would loop.
+                return _finish(ctx, session, inbound, f"refused:{reply.problem}:unanswered")
             return _finish(ctx, session, inbound, f"refused:{reply.problem}", "reply-refused", seat)
         stale = "used" if token.used_at is not None else _stale(session, game, seat, token)
         if stale:

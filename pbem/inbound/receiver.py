@@ -39,6 +39,11 @@ OK = "250 2.0.0 Stored"
 TRY_LATER = "451 4.3.0 Temporary failure, try again later"
 NO_SUCH_USER = "550 5.1.1 No such recipient here"
 TOO_MANY = "452 4.5.3 Too many recipients"
+HEADERS_TOO_BIG = "552 5.3.4 Message headers too large"
+#: The largest header block taken: a reply's headers are a few kilobytes, and
+#: Python's header parser takes time that grows with the square of a header's
+#: length (200 KB of one folded To: is a minute of a worker's CPU).
+MAX_HEADER_BYTES = 32 * 1024
 
 
 class Receiver:
@@ -69,6 +74,9 @@ class Receiver:
         raw = envelope.original_content
         if raw is None:  # pragma: no cover - aiosmtpd always sets it after DATA
             return TRY_LATER
+        if header_bytes(raw) > MAX_HEADER_BYTES:
+            log.warning("inbound: refused a message with %d bytes of headers", header_bytes(raw))
+            return "\r\n".join([HEADERS_TOO_BIG] * len(envelope.rcpt_tos)) if self.lmtp else HEADERS_TOO_BIG
         # aiosmtpd gives the null sender (a bounce's, an auto-reply's) as "<>".
         sender = "" if envelope.mail_from in (None, "", "<>") else str(envelope.mail_from)
         loop = asyncio.get_running_loop()
@@ -129,3 +137,13 @@ def describe(controller: Controller) -> str:
     handler: Receiver = controller.handler
     return f"{'lmtp' if handler.lmtp else 'smtp'}://{controller.hostname}:{controller.port}"
 
+
+
+def header_bytes(raw: bytes) -> int:
+    """The length of a message's header block (all of it, if it has no body).
+
+    >>> header_bytes(b"Subject: hi\\r\\n\\r\\nbody"), header_bytes(b"Subject: hi\\n\\nbody")
+    (12, 12)
+    """
+    ends = [i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0]
+    return min(ends) + 1 if ends else len(raw)

@@ -60,6 +60,10 @@ def words() -> Words:
 def safe_next(target: str | None) -> str:
     """A path on this site to go back to (never another site's address)."""
     target = (target or "/")[:500]
+    # Browsers drop tabs and line breaks from a Location ("/\t/evil.example" is
+    # "//evil.example"): a path with any blank or control character is refused.
+    if any(c.isspace() or not c.isprintable() for c in target):
+        return "/"
     if not target.startswith("/") or target.startswith("//") or "\\" in target:
         return "/"
     return target

@@ -30,7 +30,7 @@ from pbem import replies, clock, tokens
 from pbem.context import Context
 from pbem.db import session_scope, upgrade
 from pbem.inbound import handling
-from pbem.inbound.receiver import receiver
+from pbem.inbound.receiver import MAX_HEADER_BYTES, header_bytes, receiver
 from pbem.models import Inbound, Outbox, ReplyToken, Seat
 from tests.support.clock import frozen_clock, wait_until
 from tests.support.config import SECRET, app_config
@@ -241,6 +241,25 @@ def test_too_big_is_refused_and_nothing_is_stored(live: Any) -> None:
         # Just under the limit is fine.
         assert smtp.sendmail(ANN, to, mail(to, padding=3000)) == {}
     assert len(handled(ctx)) == 1
+
+
+def test_a_message_with_huge_headers_is_refused_before_anything_parses_it(live: Any) -> None:
+    """Python's header parser is quadratic in a header's length: a 200 KB folded
+    To: would keep a worker busy for a minute. The receiver refuses such mail
+    at DATA (to the tag-less addresses too, which need no token)."""
+    ctx, game, relay = live
+    to = f"move@{DOMAIN}"
+    msg = EmailMessage()
+    msg["From"] = ANN
+    msg["To"] = to
+    msg["Cc"] = ", ".join(f"a{i}@example.org" for i in range(3000))  # ~50 KB, folded
+    msg.set_content("12-13\n")
+    raw = msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
+    assert header_bytes(raw) > MAX_HEADER_BYTES
+    with Server(ctx, relay) as server, server.client() as smtp:
+        assert smtp.mail(ANN)[0] == 250 and smtp.rcpt(to)[0] == 250
+        assert smtp.data(raw)[0] == 552
+    assert stored(ctx) == []
 
 
 def test_lmtp_answers_for_each_recipient(live: Any) -> None:

@@ -467,3 +467,21 @@ def test_received_mail_is_kept_for_the_retention_days_only(ctx: Any) -> None:
     assert clock.prune(ctx)["inbound_deleted"] == 1
     with session_scope(ctx.engine) as session:
         assert [r.id for r in session.exec(select(Inbound))] == [kept_id]
+
+
+def test_no_move_again_in_answer_to_our_refusal_is_not_answered(ctx: Any) -> None:
+    """An out-of-office robot that answers without saying so (no Auto-Submitted,
+    a real sender) gets one refusal, not an endless exchange."""
+    game_id, toks = new_game(ctx, 2)
+    _, view = to_move(ctx, toks)
+    address = EMAILS[view["you"]]
+    assert reply_and_handle(ctx, address, "I am out of the office until Monday.")[0] == "refused:no-move"
+    (refusal,) = answers(ctx, address)
+    robot = reply_message(refusal, "I am out of the office until Monday.", sender=address)
+    assert replies.handle_reply(ctx, store(ctx, robot)) == "refused:no-move:unanswered"
+    assert len(answers(ctx, address)) == 1
+    # A person correcting their reply to the refusal is still played.
+    _, view = to_move(ctx, toks)
+    move = next(m for m in view["legal_moves"] if len(view["founding"].get(m, [])) <= 1)
+    fixed = reply_message(refusal, move, sender=address)
+    assert replies.handle_reply(ctx, store(ctx, fixed)).startswith("accepted")

@@ -41,7 +41,8 @@ def test_the_switch_is_on_every_page_and_is_remembered(client):
     assert lang_of(client.get("/", headers={"Accept-Language": "hu"}).get_data(as_text=True)) == "cs"
 
 
-@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:1"])
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:1",
+                                    "/\t/evil.example", "/\n/evil.example", "/\r\n/x"])
 def test_the_switch_never_sends_anyone_to_another_site(client, target):
     r = client.post("/language", data={"language": "hu", "next": target, "csrf_token": csrf_token(client)})
     assert r.status_code == 303 and r.headers["Location"] in ("/", "http://localhost/")
