@@ -389,13 +389,19 @@ def test_worker_down_the_beat_sweep_hands_it_over(live: Any, app: Any) -> None:
     assert (row.status, row.attempts) == ("done", 1) and replied(row.outcome)
 
 
-def test_a_claimed_message_is_left_alone_until_its_lease_ends(live: Any) -> None:
-    ctx, game, relay = live
-    now = frozen_clock(ctx)
+def stored_unhanded(ctx: Any, game: str, *message_ids: str) -> list[Inbound]:
+    """Replies received and stored, but handed to no worker (the hand-off lost)."""
     to = f"move+{reply_token(ctx, game)}@{DOMAIN}"
     with Server(ctx, lambda ids: None) as server:
-        server.send(to, mail(to))
-    (row,) = stored(ctx)
+        for message_id in message_ids:
+            server.send(to, mail(to, message_id=message_id))
+    return stored(ctx)
+
+
+def test_a_claimed_message_is_left_alone_until_its_lease_ends(live: Any) -> None:
+    ctx, game, _ = live
+    now = frozen_clock(ctx)
+    (row,) = stored_unhanded(ctx, game, "<reply-1@example.org>")
     # A worker claimed it and died before it was done.
     with ctx.engine.begin() as conn:
         conn.execute(handling._CLAIM, {"row_id": row.id, "now": now(), "lease_until": now() + handling.LEASE})
@@ -434,13 +440,9 @@ def _allow_outcomes(ctx: Any) -> None:
 
 
 def test_a_failing_message_is_tried_again_later_then_given_up(live: Any) -> None:
-    ctx, game, relay = live
+    ctx, game, _ = live
     now = frozen_clock(ctx)
-    to = f"move+{reply_token(ctx, game)}@{DOMAIN}"
-    with Server(ctx, lambda ids: None) as server:
-        server.send(to, mail(to))
-        server.send(to, mail(to, message_id="<other@example.org>"))
-    first, second = stored(ctx)
+    first, second = stored_unhanded(ctx, game, "<reply-1@example.org>", "<other@example.org>")
     _refuse_outcome(ctx)
     try:
         assert handling.handle(ctx, first.id) == "retry"
