@@ -29,7 +29,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from .config import inbound_domain
+from .inbound import addresses
 from .context import Context
 from .db import as_utc, session_scope
 from .models import Bounce, Game, Inbound, Outbox, Seat, table_of
@@ -52,7 +52,7 @@ _STATUS = re.compile(r"(?<![\w.])([245])\.\d{1,3}\.\d{1,3}(?![\w.])")
 
 def return_path(config: Mapping[str, Any], outbox_id: int) -> str:
     """The envelope sender of the outbox row's message."""
-    return f"{LOCAL}+{outbox_id}@{inbound_domain(config)}"
+    return addresses.address(LOCAL, str(outbox_id), addresses.domain(config))
 
 
 def outbox_id_of(address: str) -> int | None:

@@ -132,12 +132,6 @@ def _convert(key: str, raw: str, default: Any) -> Any:
     return raw
 
 
-def inbound_domain(config: Mapping[str, Any]) -> str:
-    """The domain of the addresses the service receives mail at (``move+TOKEN@``,
-    ``bounce+ID@``): ``INBOUND_DOMAIN``, else the base URL's host."""
-    host = str(config.get("INBOUND_DOMAIN") or "") or urlsplit(str(config.get("BASE_URL") or "")).hostname
-    return (host or "localhost").lower()
-
 
 class UnsafeConfig(Exception):
     """A setting that a public process must not start with; the message is one

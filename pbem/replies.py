@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses, parseaddr
 from typing import Any, Iterable
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -45,7 +45,7 @@ from sqlmodel import Session, col, select
 from . import errors, rules, services, tokens
 from .context import Context
 from .db import session_scope
-from .inbound import reading
+from .inbound import addresses, reading
 from .models import Game, Inbound, MoveRecord, ReplyToken, Seat, table_of
 from .outbox import enqueue
 from .players import BadAddress, clean_address
@@ -57,7 +57,6 @@ PURPOSE = "reply"
 log = logging.getLogger(__name__)
 
 PREFIX = "move+"
-TALK_PREFIX = "talk+"
 #: The kinds of mail that carry a reply address (and the token in their Message-ID).
 TOKEN_KINDS = ("turn", "reminder", "reply-refused")
 #: The answers to a reply.
@@ -79,8 +78,8 @@ MAX_REFERENCES = 20
 
 
 def inbound_domain(ctx: Context) -> str:
-    """The domain of reply addresses: ``INBOUND_DOMAIN``, else the base URL's host."""
-    return str(ctx.config.get("INBOUND_DOMAIN") or "").strip() or urlsplit(ctx.base_url).hostname or "localhost"
+    """The domain of reply addresses (the receiver's: :func:`pbem.inbound.addresses.domain`)."""
+    return addresses.domain(ctx.config)
 
 
 def _derive(ctx: Context, salt: str) -> str:
@@ -110,13 +109,13 @@ def reply_token(ctx: Context, session: Session, seat: Seat, ply: int) -> str:
 
 def reply_address(ctx: Context, token: str) -> str:
     """The ``Reply-To`` address of a token: ``move+TOKEN@domain``."""
-    return f"{PREFIX}{token}@{inbound_domain(ctx)}"
+    return addresses.address("move", token, inbound_domain(ctx))
 
 
 def talk_address(ctx: Context, token: str) -> str:
     """The ``Reply-To`` of a table-talk mail: ``talk+TOKEN@domain`` (the token
     names the seat; an answer there is posted to the table, never played)."""
-    return f"{TALK_PREFIX}{token}@{inbound_domain(ctx)}"
+    return addresses.address("talk", token, inbound_domain(ctx))
 
 
 def token_message_id(token: str, kind: str, row_id: int | None, host: str) -> str:
