@@ -27,30 +27,41 @@ from .tables import CLAN_INDEX, CLANS
 def choose_move(game: Game, rng: random.Random) -> tuple[Move, tuple[int, ...] | None]:
     """The autopilot's move for the seat to move, and its village order (or
     ``None`` for the default).  Raises ``ValueError`` if the game is over."""
+    ranked = ranked_moves(game)
+    if not ranked:
+        raise ValueError("choose_move: no legal move")
+    top = ranked[0][0]
+    best = [(move, order) for score, move, order in ranked if score >= top - 1e-9]
+    return best[int(rng.random() * len(best))]
+
+
+def ranked_moves(game: Game) -> list[tuple[float, Move, tuple[int, ...] | None]]:
+    """Every legal move of the seat to move with its best village order, as the
+    autopilot weighs it, best first (equal scores in the order of
+    :meth:`Game.legal_moves`).  Only the mover's own clan is read."""
     seat = game.turn
     if seat is None:
-        raise ValueError("choose_move: the game is over; there is no move to choose")
+        raise ValueError("ranked_moves: the game is over; there is no move to choose")
     clan = game.clans[seat]
     if clan is None:
-        raise ValueError(f"choose_move: seat {seat} has no clan to play for")
+        raise ValueError(f"ranked_moves: seat {seat} has no clan to play for")
     mine = CLAN_INDEX[clan]
     # Of the other clans, this many belong to players; each is a rival with that chance.
     rival_weight = (len(game.players) - 1) / (len(CLANS) - 1)
-    best: list[tuple[Move, tuple[int, ...] | None]] = []
-    best_score = float("-inf")
+    ranked: list[tuple[float, Move, tuple[int, ...] | None]] = []
     for move, founded in game.legal_moves_with_villages():
         orders: Sequence[tuple[int, ...] | None] = [None]
         if len(founded) > 1:
             orders = list(itertools.permutations(founded)) if len(founded) <= 4 else [None]
+        best: tuple[float, Move, tuple[int, ...] | None] | None = None
         for order in orders:
             score = _score(game, move, order, seat, mine, rival_weight)
-            if score > best_score + 1e-9:
-                best, best_score = [(move, order)], score
-            elif abs(score - best_score) <= 1e-9:
-                best.append((move, order))
-    if not best:
-        raise ValueError("choose_move: no legal move")
-    return best[int(rng.random() * len(best))]
+            if best is None or score > best[0] + 1e-9:
+                best = (score, move, order)
+        assert best is not None  # every move has an order
+        ranked.append(best)
+    ranked.sort(key=lambda entry: -entry[0])
+    return ranked
 
 
 def _score(game: Game, move: Move, order: tuple[int, ...] | None, seat: int,
@@ -66,6 +77,23 @@ def _score(game: Game, move: Move, order: tuple[int, ...] | None, seat: int,
     # nothing to score is a wasted clan.
     score += 0.01 * after.live_huts(mine)
     return score
+
+
+#: The easy player picks among this many of the autopilot's best moves when it
+#: does not simply play at random.
+EASY_TOP = 5
+
+
+def easy_move(game: Game, rng: random.Random) -> tuple[Move, tuple[int, ...] | None]:
+    """A beginner's move: half the time any legal move, otherwise one of the
+    autopilot's few best (so it founds the odd village, and blunders often)."""
+    if rng.random() < 0.5:
+        return random_move(game, rng)
+    ranked = ranked_moves(game)
+    if not ranked:
+        raise ValueError("easy_move: no legal move")
+    _, move, order = ranked[int(rng.random() * min(EASY_TOP, len(ranked)))]
+    return move, order
 
 
 def random_move(game: Game, rng: random.Random) -> tuple[Move, None]:
