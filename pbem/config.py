@@ -83,7 +83,15 @@ DEFAULTS: dict[str, Any] = {
     # Answers to replies (accepted, refused, confirm) per seat: anyone who saw a
     # reply address could otherwise make the service mail that player at will.
     "LIMIT_REPLY_ANSWERS": "60 per hour; 300 per day",
+    # Computer players: seconds between a turn reaching the computer and its move
+    # (a person sees the move arrive rather than the game jump ahead), and the
+    # time box of the hard player's search for one move.
+    "BOT_DELAY": 5.0,
+    "BOT_SECONDS": 0.8,
 }
+
+#: The hard player's time box may be at most this long (a worker is busy for it).
+MAX_BOT_SECONDS = 30.0
 
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
           "0": False, "false": False, "no": False, "off": False, "": False}
@@ -154,6 +162,12 @@ def check_safe(config: Mapping[str, Any]) -> None:
     short secret key (sessions and links could be forged), a caught-mail mailbox
     anywhere but on this machine, or no way to send mail for a public address.
     ``pbem demo`` (``DEMO``) is exempt; the tests (``TESTING``) may catch mail."""
+    delay, box = config.get("BOT_DELAY", 0), config.get("BOT_SECONDS", 1)
+    if not isinstance(delay, (int, float)) or not 0 <= delay <= 3600:
+        raise UnsafeConfig(f"PBEM_BOT_DELAY={delay!r}: the computer's pause must be 0 to 3600 seconds")
+    if not isinstance(box, (int, float)) or not 0 < box <= MAX_BOT_SECONDS:
+        raise UnsafeConfig(f"PBEM_BOT_SECONDS={box!r}: the hard computer player's time box must be more than 0 "
+                           f"and at most {MAX_BOT_SECONDS:g} seconds")
     if config.get("DEMO"):
         return
     key = str(config.get("SECRET_KEY") or "")

@@ -18,6 +18,9 @@ class Context:
     #: Called after a commit with what ``enqueue`` returned for it: the new
     #: outbox rows' ids (``None`` for a message that was there already).
     relay: Callable[[Iterable[int | None]], None] = lambda ids: None
+    #: Called after a commit that left the computer to move: ``(game id, ply)``
+    #: (a worker moves for it; if none does, the clock does at its deadline).
+    computer: Callable[[int, int], None] = lambda game_id, ply: None
     now: Callable[[], datetime] = field(default=utcnow)
     #: ``limit(name, keys)`` counts one more of what the configured limit
     #: ``name`` (e.g. ``LIMIT_INVITES``) bounds, for each key (e.g. addresses),

@@ -82,6 +82,11 @@ class Seat(SQLModel, table=True):
     time_zone: str | None = Field(default=None, max_length=64)
     #: Each table-talk message by mail (otherwise they come with the next turn mail).
     talk_mail: bool = Field(default=False)
+    #: The computer plays this seat at this level (``pbem.rules.computer.Level``),
+    #: from move ``bot_from`` on; ``None`` for a person.  A seat made for the
+    #: computer has no address, and no seat the computer plays is ever mailed.
+    bot: str | None = Field(default=None, max_length=8)
+    bot_from: int | None = Field(default=None)
 
 
 class MoveRecord(SQLModel, table=True):

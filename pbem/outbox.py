@@ -51,6 +51,9 @@ def enqueue(
     limit's next window); the relay's early try finds it not due, the sweep sends it.
     ``language``: for a message with no seat to take it from (a sign-in link)."""
     assert kind in KINDS, kind
+    if not recipient:
+        # A seat the computer was made for has no address: it is never mailed.
+        return None
     if game_id is None:
         # NULLs never collide in a unique key: look for the twin ourselves.
         twin = session.exec(select(Outbox.id).where(

@@ -7,12 +7,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import random
 import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NoReturn, Sequence, overload
+from typing import Any, NoReturn, Sequence, cast, overload
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.exc import IntegrityError
@@ -30,6 +31,7 @@ from .outbox import enqueue
 from .players import BadAddress, BadName, address_hash, clean_address, clean_name
 from .rules import Move, RulesError
 from .rules.bots import choose_move
+from .rules.computer import Budget, Level, computer_move as decide
 from .rules.deal import deal_game
 from .rules.record import export_record
 from .rules.tables import MAX_PLAYERS, MIN_PLAYERS
@@ -38,6 +40,13 @@ from .words import N_, n_
 
 MAIL_CHOICES = ("every", "digest", "none")
 MAX_TURN_HOURS = 24 * 30
+#: The names the computer's seats take, the first not taken by a person.
+COMPUTER_NAMES = ("Ada", "Alan", "Grace", "Konrad", "Hedy", "Edsger", "Barbara", "Donald")
+#: If no worker has moved for the computer this long after its pause, the
+#: clock does (its deadline passes).
+COMPUTER_GRACE = timedelta(minutes=2)
+
+log = logging.getLogger(__name__)
 
 
 # -- reading ------------------------------------------------------------------
@@ -137,9 +146,9 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
     players: list[ViewPlayer] = []
     for entry, seat in zip(public["players"], seats):
         paused = as_utc(seat.paused_until)
-        players.append({**entry, "accepted": seat.accepted_at is not None, "absent": seat.autopilot_streak >= 3,
+        players.append({**entry, "accepted": seat.accepted_at is not None, "absent": _absent(seat),
                         "paused_until": paused.isoformat() if paused and paused > now else None,
-                        "unreachable": seat.id in unreachable})
+                        "unreachable": seat.id in unreachable, "bot": seat.bot, "bot_from": seat.bot_from})
     deadline = as_utc(game.deadline)
     facts: GamePart = {
         "game": game.public_id,
@@ -153,6 +162,11 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
                       "vacation_days_left": viewer.vacation_days_left, "language": viewer.language,
                       "time_zone": viewer.time_zone}
     return view
+
+
+def _absent(seat: Seat) -> bool:
+    """The autopilot moved for them three times running (and the computer does not play the seat)."""
+    return seat.autopilot_streak >= 3 and seat.bot is None
 
 
 def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
@@ -211,6 +225,8 @@ class NewPlayer:
     #: Their mail's and seat page's language, and their time zone (``None``: not chosen).
     language: str = DEFAULT_LANGUAGE
     time_zone: str | None = None
+    #: The computer's level for a computer's seat (no address: ``email`` is empty).
+    bot: str | None = None
 
 
 def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[NewPlayer]:
@@ -225,6 +241,9 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
         if not isinstance(p, dict):
             raise errors.Invalid(N_("player %(number)d: expected a name and an email"), number=n,
                                  code="invalid-players", player=n, field="name")
+        if p.get("bot") is not None:
+            out.append(_computer_player(n, p))
+            continue
         try:
             name = clean_name(p.get("name"))
         except BadName as e:
@@ -248,11 +267,35 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
             raise errors.Invalid(N_("player %(number)d: the time zone must be an IANA name such as Europe/Budapest"),
                                  number=n, code="invalid-time-zone", player=n, field="time_zone") from None
         out.append(NewPlayer(name, email, language, zone_name))
-    if len({p.email.lower() for p in out}) != len(out):
+    people = [p for p in out if p.bot is None]
+    if out[0].bot is not None:
+        raise errors.Invalid(N_("the first player is the one starting the game: a person, not the computer"),
+                             code="invalid-players", player=1, field="bot")
+    if len({p.email.lower() for p in people}) != len(people):
         raise errors.Invalid(N_("every player needs an email address of their own"), code="invalid-players")
-    if len({p.name.lower() for p in out}) != len(out):
+    if len({p.name.lower() for p in people}) != len(people):
         raise errors.Invalid(N_("every player needs a different name"), code="invalid-players")
-    return out
+    return _name_computers(out)
+
+
+def _computer_player(n: int, p: dict[str, Any]) -> NewPlayer:
+    """A seat for the computer: ``{"bot": "easy" | "medium" | "hard"}`` (no address)."""
+    level = p.get("bot")
+    if level not in {lv.value for lv in Level}:
+        raise errors.Invalid(N_("player %(number)d: the computer's level must be one of %(levels)s"), number=n,
+                             levels=", ".join(lv.value for lv in Level), code="invalid-players", player=n,
+                             field="bot")
+    if p.get("email"):
+        raise errors.Invalid(N_("player %(number)d: a computer player has no email address"), number=n,
+                             code="invalid-players", player=n, field="email")
+    return NewPlayer(name="", email="", bot=str(level))
+
+
+def _name_computers(players: list[NewPlayer]) -> list[NewPlayer]:
+    """Give each computer seat a name that no person in the game has."""
+    taken = {p.name.lower() for p in players if p.bot is None}
+    free = (name for name in COMPUTER_NAMES if name.lower() not in taken)
+    return [NewPlayer(next(free), "", DEFAULT_LANGUAGE, None, p.bot) if p.bot is not None else p for p in players]
 
 
 def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None,
@@ -283,20 +326,29 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
         seats = []
         for position, p in enumerate(players):
             salt = tokens.new_salt()
+            is_bot = p.bot is not None
             seat = Seat(
                 game_id=game.id, position=position, name=p.name, email=p.email, token_salt=salt,
                 token_hash=tokens.digest(tokens.derive(ctx.secret_key, "seat", salt)),
                 vacation_days_left=ctx.config["VACATION_DAYS"],
-                accepted_at=now if confirmed and position == 0 else None,
+                # The computer accepts at once.
+                accepted_at=now if is_bot or (confirmed and position == 0) else None,
                 language=p.language, time_zone=p.time_zone,
+                bot=p.bot, bot_from=0 if is_bot else None, mail="none" if is_bot else "every",
             )
             session.add(seat)
             seats.append(seat)
         session.flush()
-        invited = seats[1:] if confirmed else seats[:1]
+        invited = [s for s in seats[1:] if s.bot is None] if confirmed else seats[:1]
         outbox = [_invite(ctx, session, game, seat, now) for seat in invited]
+        if all(s.accepted_at is not None for s in seats):
+            # Signed in against the computer only: nobody else to wait for.
+            game.status = "active"
+            outbox += _start(ctx, session, game, seats, now)
         public_id = game.public_id
+        computer = _computer_turn(game, seats)
     ctx.relay(outbox)
+    _hand_on(ctx, computer)
     return public_id
 
 
@@ -316,7 +368,7 @@ def _invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetim
 
 
 def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
-    hashes = {address_hash(p.email): n for n, p in enumerate(players, 1)}
+    hashes = {address_hash(p.email): n for n, p in enumerate(players, 1) if p.bot is None}
     found = session.exec(select(Suppression.address_hash)
                          .where(col(Suppression.address_hash).in_(list(hashes)))).first()
     if found is not None:
@@ -386,7 +438,9 @@ def accept(ctx: Context, token: object) -> SeatView:
                 outbox += _start(ctx, session, game, seats, now)
         session.refresh(game)
         view = game_view(ctx, game, seats, seat)
+        computer = _computer_turn(game, seats)
     ctx.relay(outbox)
+    _hand_on(ctx, computer)
     return view
 
 
@@ -414,18 +468,23 @@ def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: d
     game.started_at = now
     game.state = json.dumps(position.to_json())
     game.turn_seat = position.turn
-    game.deadline = _deadline(game, seats, position, now)
+    game.deadline = _deadline(ctx, game, seats, position, now)
     game.reminded_for = None
     session.add(game)
     session.flush()
     return _turn_mail(ctx, session, game, seats, position, now)
 
 
-def _deadline(game: Game, seats: Sequence[Seat], position: rules.Game, now: datetime) -> datetime | None:
+def _deadline(ctx: Context, game: Game, seats: Sequence[Seat], position: rules.Game,
+              now: datetime) -> datetime | None:
     """When the seat to move runs out of time: ``turn_hours`` from now, or from the
-    end of their pause if they are on vacation (``None`` once the game is over)."""
+    end of their pause if they are on vacation (``None`` once the game is over).
+    The computer's time is its pause and a short grace: if no worker moved for
+    it by then, the clock does."""
     if position.turn is None:
         return None
+    if seats[position.turn].bot is not None:
+        return now + timedelta(seconds=float(ctx.config["BOT_DELAY"])) + COMPUTER_GRACE
     paused = as_utc(seats[position.turn].paused_until)
     start = paused if paused is not None and paused > now else now
     return start + timedelta(hours=game.turn_hours)
@@ -438,9 +497,9 @@ def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], po
     if turn is None:  # the game is over
         return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id,
                         base_url=ctx.base_url, now=now, game_id=game.id)
-                for s in seats]
+                for s in seats if s.bot is None]
     seat = seats[turn]
-    if seat.mail != "every":
+    if seat.mail != "every" or seat.bot is not None:
         return []
     return [enqueue(session, kind="turn", event=f"ply:{position.ply}", recipient=seat.email,
                     seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
@@ -474,6 +533,7 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
             raise errors.Conflict(
                 N_("the game has moved on: you saw move %(seen)d, it is now at move %(ply)d; "
                    "reload to see the new position"), seen=ply, ply=game.ply, code="stale")
+        _refuse_computer_seat(seat)
         position = _rules_game(game)
         assert position is not None and position.turn is not None  # an active game has a player to move
         if position.turn != seat.position:
@@ -490,7 +550,9 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
             seat.autopilot_streak = 0
             session.add(seat)
         view = game_view(ctx, game, seats, seat, position=position)
+        computer = _computer_turn(game, seats)
     ctx.relay(outbox)
+    _hand_on(ctx, computer)
     return view
 
 
@@ -510,7 +572,7 @@ def _store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], s
     over = position.is_over()
     values: dict[str, Any] = dict(
         ply=position.ply, state=json.dumps(position.to_json()), turn_seat=position.turn,
-        deadline=_deadline(game, seats, position, now),
+        deadline=_deadline(ctx, game, seats, position, now),
         reminded_for=None, status="finished" if over else game.status,
         finished_at=now if over else game.finished_at,
     )
@@ -546,6 +608,7 @@ def set_mail(ctx: Context, token: object, choice: object) -> SeatView:
                              code="invalid-mail")
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
+        _refuse_computer_seat(seat)
         seat.mail = str(choice)
         session.add(seat)
         return game_view(ctx, game, seats, seat)
@@ -749,6 +812,7 @@ def pause_clock(ctx: Context, token: object, days: object) -> SeatView:
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
+        _refuse_computer_seat(seat)
         if game.status != "active":
             raise errors.Conflict(N_("the clock runs only while the game is being played"),
                                   code="not-started" if game.status == "invited" else "game-over")
@@ -771,12 +835,13 @@ def pause_clock(ctx: Context, token: object, days: object) -> SeatView:
         return game_view(ctx, game, seats, seat)
 
 
-def autopilot_seed(secret_key: str, game_seed: int, ply: int) -> int:
-    """The autopilot's random seed for one move: the same game and ply always
-    give the same move.  Keyed with the secret key: the game's seed can be
-    found from its public set-up, and with it anyone could replay the
-    autopilot's choices for each guess of the absent player's clan."""
-    mac = hmac.new(secret_key.encode(), f"autopilot|{game_seed}|{ply}".encode(), hashlib.sha256)
+def autopilot_seed(secret_key: str, game_seed: int, ply: int, purpose: str = "autopilot") -> int:
+    """The autopilot's (or the computer's, ``purpose="computer"``) random seed
+    for one move: the same game and ply always give the same move.  Keyed with
+    the secret key: the game's seed can be found from its public set-up, and
+    with it anyone could replay the autopilot's choices for each guess of the
+    absent player's clan."""
+    mac = hmac.new(secret_key.encode(), f"{purpose}|{game_seed}|{ply}".encode(), hashlib.sha256)
     return int.from_bytes(mac.digest()[:8], "big")
 
 
@@ -787,6 +852,8 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
     the move, or ``None`` when there is nothing to do (someone moved first, the
     deadline was moved, the game is over)."""
     now = ctx.now()
+    outbox: list[int | None] = []
+    turn: tuple[int, int] | None = None
     with session_scope(ctx.engine) as session:
         game, seats = game_and_seats(session, game_id)
         if game is None or game.status != "active" or game.ply != ply:
@@ -798,17 +865,138 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
         if position is None or position.turn is None:
             return None
         seat = seats[position.turn]
-        move, order = choose_move(position, random.Random(autopilot_seed(ctx.secret_key, game.seed, ply)))
+        computer = seat.bot is not None
+        if not computer:
+            move, order = choose_move(position, random.Random(autopilot_seed(ctx.secret_key, game.seed, ply)))
+            position.push(move, order)
+            stored = _store_move(ctx, session, game, seats, seat, position, move,
+                                 list(order) if order is not None else None, now, autopilot=True)
+            if stored is None:
+                return None
+            outbox += stored
+            seat.autopilot_streak += 1
+            session.add(seat)
+            for s in seats:
+                if s.mail != "none" and s.bot is None:
+                    outbox.append(enqueue(session, kind="deadline", event=f"autopilot:{ply}", recipient=s.email,
+                                          base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
+            turn = _computer_turn(game, seats)
+    if computer:
+        # No worker moved for the computer in its time: the clock does, at its level.
+        return computer_move(ctx, game_id, ply)
+    ctx.relay(outbox)
+    _hand_on(ctx, turn)
+    return str(move)
+
+
+# -- the computer's seats -------------------------------------------------------
+
+
+def _refuse_computer_seat(seat: Seat) -> None:
+    """A seat handed to the computer is the computer's: its link only shows the game."""
+    if seat.bot is not None:
+        raise errors.Conflict(N_("the computer plays this seat now"), code="computer-seat")
+
+
+def _computer_turn(game: Game, seats: Sequence[Seat]) -> tuple[int, int] | None:
+    """``(game id, ply)`` if the computer is to move in this game."""
+    turn = game.turn_seat
+    if game.status != "active" or turn is None or game.id is None or seats[turn].bot is None:
+        return None
+    return game.id, game.ply
+
+
+def _hand_on(ctx: Context, turn: tuple[int, int] | None) -> None:
+    """After the commit: let a worker move for the computer."""
+    if turn is not None:
+        ctx.computer(*turn)
+
+
+def computer_move(ctx: Context, game_id: int, ply: int) -> str | None:
+    """The computer's move in a seat it plays, for move ``ply``: decided from
+    that seat's view (:func:`game_view`, as its page shows it, and nothing
+    else) outside any transaction, then stored like a player's move (same ply
+    guard: two workers deciding at once store one move).  Returns the move, or
+    ``None`` when there is nothing to do (the game moved on, or is over, or it
+    is a person's turn)."""
+    with session_scope(ctx.engine) as session:
+        game, seats = game_and_seats(session, game_id)
+        if game is None or game.status != "active" or game.ply != ply or game.turn_seat is None:
+            return None
+        seat = seats[game.turn_seat]
+        if seat.bot is None:
+            return None
+        view = game_view(ctx, game, seats, seat)
+        level = Level(seat.bot)
+        rng = random.Random(autopilot_seed(ctx.secret_key, game.seed, ply, "computer"))
+    # The seat's view is a rules' player view with more keys (its players'
+    # entries extend the rules' entries; a list's invariance hides that from mypy).
+    move, order = decide(cast(PlayerView, view), level, rng, Budget(seconds=float(ctx.config["BOT_SECONDS"])))
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        game, seats = game_and_seats(session, game_id)
+        if game is None or game.status != "active" or game.ply != ply:
+            return None
+        position = _rules_game(game)
+        assert position is not None and position.turn is not None  # an active game has a player to move
+        seat = seats[position.turn]
+        if seat.bot is None:
+            return None
         position.push(move, order)
         outbox = _store_move(ctx, session, game, seats, seat, position, move,
-                             list(order) if order is not None else None, now, autopilot=True)
+                             list(order) if order is not None else None, now, autopilot=False)
         if outbox is None:
-            return None
-        seat.autopilot_streak += 1
-        session.add(seat)
-        for s in seats:
-            if s.mail != "none":
-                outbox.append(enqueue(session, kind="deadline", event=f"autopilot:{ply}", recipient=s.email,
-                                      base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
+            return None  # another worker stored it first
+        computer = _computer_turn(game, seats)
+    log.info("the computer (%s) played move %d of game %s", level.value, ply + 1, game_id)
     ctx.relay(outbox)
+    _hand_on(ctx, computer)
     return str(move)
+
+
+def hand_to_computer(ctx: Context, token: object, level: object, seat_number: object = None) -> SeatView:
+    """Let the computer play a seat for the rest of the game, at ``level``: the
+    token's own seat, or (``seat_number``) an absent player's seat, which any
+    other player of the game may hand over.  The seat gets no more mail; its
+    link still shows the game.  Returns the view of the token's seat."""
+    if level not in {lv.value for lv in Level}:
+        raise errors.Invalid(N_("the computer's level must be one of %(levels)s"),
+                             levels=", ".join(lv.value for lv in Level), code="invalid-level", field="bot")
+    if seat_number is not None and (isinstance(seat_number, bool) or not isinstance(seat_number, int)):
+        raise errors.BadRequest(N_("seat must be the number of a seat in this game"), code="bad-request")
+    now = ctx.now()
+    with session_scope(ctx.engine) as session:
+        seat, game, seats = _seat_and_game(session, token)
+        if game.status != "active":
+            raise errors.Conflict(N_("the computer can take a seat only while the game is being played"),
+                                  code="not-started" if game.status == "invited" else "game-over")
+        _refuse_computer_seat(seat)
+        target = seat
+        if seat_number is not None and seat_number != seat.position:
+            found = next((s for s in seats if s.position == seat_number), None)
+            if found is None:
+                raise errors.BadRequest(N_("seat must be the number of a seat in this game"), code="bad-request")
+            target = found
+            if target.bot is not None:
+                raise errors.Conflict(N_("the computer plays that seat already"), code="computer-seat")
+            if not _absent(target):
+                raise errors.Conflict(N_("only an absent player's seat can be handed to the computer "
+                                         "(the autopilot has moved for them three times running)"),
+                                      code="not-absent")
+        target.bot = str(level)
+        target.bot_from = game.ply
+        target.mail = "none"
+        target.talk_mail = False
+        session.add(target)
+        if game.turn_seat == target.position:
+            position = _rules_game(game)
+            assert position is not None
+            game.deadline = _deadline(ctx, game, seats, position, now)
+            game.reminded_for = None
+            session.add(game)
+        session.flush()
+        log.info("seat %d of game %s handed to the computer (%s)", target.position, game.id, level)
+        view = game_view(ctx, game, seats, seat)
+        computer = _computer_turn(game, seats)
+    _hand_on(ctx, computer)
+    return view

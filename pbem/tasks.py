@@ -19,7 +19,7 @@ from celery.schedules import crontab
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
-from . import clock
+from . import clock, services
 from .app_context import context
 from .inbound import handling
 from .mail import delivery
@@ -58,6 +58,17 @@ def deliver(self: Task, outbox_id: int) -> str:
             if wait <= MAX_TASK_RETRY_DELAY:
                 raise self.retry(countdown=wait.total_seconds() + 1)
     return outcome
+
+
+@_task(name="pbem.computer.move", acks_late=True, reject_on_worker_lost=True,
+       autoretry_for=(OperationalError,), retry_backoff=2, retry_backoff_max=60, retry_jitter=True, max_retries=5,
+       soft_time_limit=60, time_limit=90, ignore_result=True)
+def computer_move(game_id: int, ply: int) -> str | None:
+    """The computer's move at move ``ply`` of a game, if it is still the
+    computer's turn there (a repeated or late task finds the game moved on and
+    does nothing; two at once store one move).  If this never runs, the clock
+    moves for the computer at its deadline."""
+    return services.computer_move(context(), game_id, ply)
 
 
 @_task(name="pbem.sweep_outbox", ignore_result=True, soft_time_limit=240, time_limit=300)
@@ -116,6 +127,22 @@ def relay(ids: Iterable[int]) -> None:
     time-out (``BROKER_TIMEOUT``), so after a failed publish the relay leaves new
     rows to the sweep for ``BROKER_PAUSE`` seconds without trying."""
     _publish("pbem.deliver", "outbox", ids)
+
+
+def computer_turn(game_id: int, ply: int) -> None:
+    """After a commit that left the computer to move: a worker moves for it
+    after ``BOT_DELAY`` seconds.  If the broker is down, the clock moves for it
+    at its deadline (the pause and a short grace)."""
+    celery = current_app.extensions["celery"]
+    if time.monotonic() < celery.pbem_paused_until:
+        log.info("computer's move %d of game %s left for the clock (broker failed recently)", ply, game_id)
+        return
+    try:
+        celery.tasks["pbem.computer.move"].apply_async((game_id, ply), retry=False,
+                                                       countdown=float(current_app.config["BOT_DELAY"]))
+    except Exception as e:  # noqa: BLE001 - broker down: the clock catches up
+        celery.pbem_paused_until = time.monotonic() + float(current_app.config["BROKER_PAUSE"])
+        log.warning("computer's move %d of game %s left for the clock (broker unreachable: %s)", ply, game_id, e)
 
 
 def relay_inbound(ids: Iterable[int]) -> None:
@@ -213,7 +240,12 @@ def celery_init_app(app: Flask) -> Celery:
         with app.app_context():
             relay_inbound(new)
 
+    def computer_in_app(game_id: int, ply: int) -> None:
+        with app.app_context():
+            computer_turn(game_id, ply)
+
     celery.relay = relay_in_app
+    celery.computer = computer_in_app
     # The receiver's hand-off (``pbem inbound``, the demo): rows of the inbound table.
     celery.relay_inbound = relay_inbound_in_app
     return celery

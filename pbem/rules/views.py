@@ -143,6 +143,9 @@ class ViewPlayer(PlayerEntry):
     paused_until: Annotated[When, Schema(description="their clock is paused until then")]
     unreachable: Annotated[bool, Schema(description="mail to them bounces, so the service no longer mails them "
                                                     "(seat views only: always false in the public view)")]
+    bot: Annotated[str | None, Schema(enum=["easy", "medium", "hard", None],
+                                      description="the computer plays this seat, at this level; none for a person")]
+    bot_from: Annotated[int | None, Schema(minimum=0, description="the move from which the computer plays it")]
 
 
 class GamePart(TypedDict):

@@ -39,7 +39,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     engine = make_engine(settings["DATABASE_URL"])
     celery = celery_init_app(app)
-    ctx = Context(engine=engine, config=settings, relay=celery.relay,
+    ctx = Context(engine=engine, config=settings, relay=celery.relay, computer=celery.computer,
                   limit=Limits(app))
     app.extensions["pbem"] = ctx
 
