@@ -86,7 +86,7 @@ DEFAULTS: dict[str, Any] = {
     # Computer players: seconds between a turn reaching the computer and its move
     # (a person sees the move arrive rather than the game jump ahead), and the
     # time box of the hard player's search for one move.
-    "BOT_DELAY": 5.0,
+    "BOT_DELAY": 2.0,
     "BOT_SECONDS": 0.8,
 }
 

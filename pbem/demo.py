@@ -71,6 +71,27 @@ def _relay_in_background(ctx: Any) -> None:
     ctx.relay = lambda ids: pool.submit(deliver, list(ids))
 
 
+def _computer_in_background(ctx: Any, delay: float) -> None:
+    """Without a broker the computer's move would run inside the request that
+    left it to move: the page would wait for every computer at the table.  The
+    demo plays it on a thread after ``delay`` seconds, as a worker would."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pbem-computer")
+    inline = ctx.computer
+
+    def play(game_id: int, ply: int) -> None:
+        try:
+            inline(game_id, ply)
+        except Exception:  # noqa: BLE001 - the clock moves for it at its deadline
+            logging.getLogger(__name__).exception("computer's move failed")
+
+    def later(game_id: int, ply: int) -> None:
+        timer = threading.Timer(delay, pool.submit, args=(play, game_id, ply))
+        timer.daemon = True
+        timer.start()
+
+    ctx.computer = later
+
+
 def _free_port(host: str) -> int:
     import socket
 
@@ -97,6 +118,7 @@ def run_demo() -> int:
     with app.app_context():
         game_id = seed(ctx)
     _relay_in_background(ctx)
+    _computer_in_background(ctx, float(config["BOT_DELAY"]))
     # Mail in: SMTP on this machine only (replies from the mailbox, or any mail client).
     inbound_port = int(os.environ.get("PBEM_INBOUND_PORT") or _free_port(host))
     mail_in = receiver(ctx, app.extensions["celery"].relay_inbound, host=host, port=inbound_port, lmtp=False)

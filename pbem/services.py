@@ -281,13 +281,14 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
 def _computer_player(n: int, p: dict[str, Any]) -> NewPlayer:
     """A seat for the computer: ``{"bot": "easy" | "medium" | "hard"}`` (no address)."""
     level = p.get("bot")
-    if level not in {lv.value for lv in Level}:
+    if not isinstance(level, str) or level not in {lv.value for lv in Level}:
         raise errors.Invalid(N_("player %(number)d: the computer's level must be one of %(levels)s"), number=n,
                              levels=", ".join(lv.value for lv in Level), code="invalid-players", player=n,
                              field="bot")
-    if p.get("email"):
-        raise errors.Invalid(N_("player %(number)d: a computer player has no email address"), number=n,
-                             code="invalid-players", player=n, field="email")
+    if set(p) != {"bot"}:
+        # Its name is made up for it, and it has no address or language to refuse.
+        raise errors.Invalid(N_("player %(number)d: a computer player is only its level, with no name or address"),
+                             number=n, code="invalid-players", player=n, field="bot")
     return NewPlayer(name="", email="", bot=str(level))
 
 
@@ -959,7 +960,7 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
     token's own seat, or (``seat_number``) an absent player's seat, which any
     other player of the game may hand over.  The seat gets no more mail; its
     link still shows the game.  Returns the view of the token's seat."""
-    if level not in {lv.value for lv in Level}:
+    if not isinstance(level, str) or level not in {lv.value for lv in Level}:
         raise errors.Invalid(N_("the computer's level must be one of %(levels)s"),
                              levels=", ".join(lv.value for lv in Level), code="invalid-level", field="bot")
     if seat_number is not None and (isinstance(seat_number, bool) or not isinstance(seat_number, int)):
@@ -975,7 +976,8 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
         if seat_number is not None and seat_number != seat.position:
             found = next((s for s in seats if s.position == seat_number), None)
             if found is None:
-                raise errors.BadRequest(N_("seat must be the number of a seat in this game"), code="bad-request")
+                raise errors.Invalid(N_("there is no seat %(seat)d in this game"), seat=seat_number,
+                                     code="invalid-seat", field="seat")
             target = found
             if target.bot is not None:
                 raise errors.Conflict(N_("the computer plays that seat already"), code="computer-seat")

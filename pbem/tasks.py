@@ -10,6 +10,7 @@ retries itself only for short waits; anything longer is left to the sweep."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from datetime import timedelta
 from typing import Any, Callable, Iterable
@@ -240,9 +241,25 @@ def celery_init_app(app: Flask) -> Celery:
         with app.app_context():
             relay_inbound(new)
 
+    # Without a broker the task runs inline, and a computer's move that leaves
+    # the next computer to move would call this again from inside itself: a
+    # table of computers would nest one call per move.  So a call made while one
+    # runs in this thread only queues its turn, and the outer call plays them in
+    # order.  With a broker, publishing returns at once and the queue stays empty.
+    turns = threading.local()
+
     def computer_in_app(game_id: int, ply: int) -> None:
-        with app.app_context():
-            computer_turn(game_id, ply)
+        queue: list[tuple[int, int]] | None = getattr(turns, "queue", None)
+        if queue is not None:
+            queue.append((game_id, ply))
+            return
+        turns.queue = queue = [(game_id, ply)]
+        try:
+            while queue:
+                with app.app_context():
+                    computer_turn(*queue.pop(0))
+        finally:
+            turns.queue = None
 
     celery.relay = relay_in_app
     celery.computer = computer_in_app

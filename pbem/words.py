@@ -75,6 +75,10 @@ class Words:
     def terrain(self, terrain: str) -> str:
         return self.p_("terrain", terrain) if terrain in _TERRAINS else terrain
 
+    def level(self, level: str) -> str:
+        """A computer player's level: ``easy``, ``medium``, ``hard``."""
+        return self.p_("computer level", level) if level in _LEVELS else level
+
     def when(self, at: datetime | None) -> str:
         """An absolute time in this reader's time zone, as their language writes it.
 
@@ -109,6 +113,10 @@ _CLANS = frozenset(m for _, m in (NP_("clan", "red"), NP_("clan", "yellow"), NP_
                                   NP_("clan", "blue"), NP_("clan", "black"))) & frozenset(CLANS)
 _TERRAINS = frozenset(m for _, m in (NP_("terrain", "mountain"), NP_("terrain", "forest"),
                                      NP_("terrain", "steppe"), NP_("terrain", "grassland"))) & frozenset(TERRAINS)
+#: The computer's levels, in the order a form offers them.
+LEVELS = tuple(m for _, m in (NP_("computer level", "easy"), NP_("computer level", "medium"),
+                              NP_("computer level", "hard")))
+_LEVELS = frozenset(LEVELS)
 
 # -- the game in sentences ----------------------------------------------------
 
@@ -125,15 +133,22 @@ def move_text(move: str) -> str:
 def describe_history(view: BaseView, w: Words = ENGLISH) -> list[str]:
     """The history in words, one line per move.
 
-    >>> describe_history({"history": [{"player": "Bob", "move": "12-13", "villages": [1]}],
+    >>> describe_history({"history": [{"ply": 1, "seat": 1, "player": "Bob", "move": "12-13", "villages": [1]}],
     ...     "villages": [{"number": 1, "territory": 20, "terrain": "forest", "epoch": 1,
     ...                   "points": 6, "clans": ["blue", "red"], "removed": {}}]})
     ['Bob moved 12 → 13; village on 20 (forest, epoch I): 6 points to blue, red']
     """
     by_number = {v["number"]: v for v in view.get("villages", [])}
+    # From which move the computer played each seat it plays.
+    players: list[dict[str, Any]] = view.get("players", [])  # type: ignore[assignment]
+    computer = {p["seat"]: p.get("bot_from") for p in players if p.get("bot")}
     lines = []
     for h in view.get("history", []):
-        text = w._("%(name)s moved %(move)s", name=h["player"], move=move_text(h["move"]))
+        name = h["player"]
+        since = computer.get(h["seat"])
+        if since is not None and h["ply"] > since:
+            name = w._("%(name)s (computer)", name=name)
+        text = w._("%(name)s moved %(move)s", name=name, move=move_text(h["move"]))
         for n in h.get("villages", []):
             text += "; " + describe_village(by_number[n], w)
         lines.append(text)

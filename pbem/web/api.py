@@ -103,6 +103,15 @@ def pause() -> Any:
     return jsonify(services.pause_clock(context(), token, _json_body().get("days")))
 
 
+@bp.post("/seat/computer")
+def computer() -> Any:
+    """Hand a seat to the computer: ``{"bot": level}`` for your own, with
+    ``"seat": n`` for an away player's."""
+    token = _bearer()
+    body = _json_body()
+    return jsonify(services.hand_to_computer(context(), token, body.get("bot"), body.get("seat")))
+
+
 @bp.get("/openapi.json")
 def openapi() -> Any:
     return jsonify(OPENAPI)

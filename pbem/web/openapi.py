@@ -24,6 +24,7 @@ from array import array
 from functools import cache
 from typing import Any, Callable, Iterable
 
+from ..rules.computer import Level
 from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 from ..rules.views import NewGameView, SeatView, View
 from ..services import MAIL_CHOICES, MAX_TURN_HOURS
@@ -274,12 +275,17 @@ def _schemas() -> dict[str, Any]:
                                         "Portuguese); absent or null: English"},
             "time_zone": {"type": ["string", "null"], "enum": [*time_zones(), DEFAULT_TIME_ZONE, None],
                           "description": "an IANA time zone for the dates in this player's mail, e.g. "
-                                         "`Europe/Budapest`; absent or null: UTC until they choose one"}}},
+                                         "`Europe/Budapest`; absent or null: UTC until they choose one"},
+            "bot": {"type": "null", "description": "a person (see `Computer` for a seat the computer plays)"}}},
+        "Computer": {"type": "object", "required": ["bot"], "additionalProperties": False, "properties": {
+            "bot": {"enum": [lv.value for lv in Level], "description": "a seat the computer plays, at this level; it accepts "
+                                                         "at once, gets a name of its own and no mail"}}},
         "NewGame": {"type": "object", "required": ["players"], "properties": {
-            "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS, "uniqueItems": True,
-                        "items": _ref("Player"),
-                        "description": "the first player is the one starting the game; every player needs a "
-                                       "name and an address of their own (compared ignoring case)"},
+            "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS,
+                        "prefixItems": [_ref("Player")], "items": {"anyOf": [_ref("Player"), _ref("Computer")]},
+                        "description": "the first player is the one starting the game, a person; every person "
+                                       "needs a name and an address of their own (compared ignoring case); "
+                                       "the others may be the computer"},
             "turn_hours": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_TURN_HOURS,
                            "description": "hours each player has for a move; absent or null: 72"}}},
         "Move": {"type": "object", "required": ["move", "ply"], "properties": {
@@ -295,6 +301,10 @@ def _schemas() -> dict[str, Any]:
             "days": {"type": "integer", "minimum": 1,
                      "description": "at most the vacation days you have left in this game"}}},
         "Mail": {"type": "object", "required": ["mail"], "properties": {"mail": {"enum": list(MAIL_CHOICES)}}},
+        "HandOver": {"type": "object", "required": ["bot"], "properties": {
+            "bot": {"enum": [lv.value for lv in Level], "description": "the computer's level"},
+            "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_PLAYERS - 1,
+                     "description": "an away player's seat (as `players[].seat`); absent or null: your own"}}},
     }
 
 
@@ -358,8 +368,8 @@ def _paths() -> dict[str, Any]:
                                 f"number from 0, or {_UNSTORABLE}.", "bad-json", "bad-request"),
                 "401": _NO_SEAT,
                 "409": _refused("Not now: the game has moved on (`stale`), it is someone else's turn, the game "
-                                "has not started or is over.", "stale", "not-your-turn", "not-started",
-                                "game-over"),
+                                "has not started or is over, or the computer plays this seat now.", "stale",
+                                "not-your-turn", "not-started", "game-over", "computer-seat"),
                 "413": _TOO_LARGE,
                 "422": _refused("The rules refuse the move (the codes of record.md).", *RULES_CODES),
             }}},
@@ -370,7 +380,8 @@ def _paths() -> dict[str, Any]:
             "requestBody": _body(_ref("Pause")),
             "responses": {
                 "200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT,
-                "409": _refused("The clock runs only while the game is being played.", "not-started", "game-over"),
+                "409": _refused("The clock runs only while the game is being played, and only for a person.",
+                                "not-started", "game-over", "computer-seat"),
                 "413": _TOO_LARGE,
                 "422": _refused("More days than you have left in this game.", "invalid-days"),
             }}},
@@ -379,7 +390,27 @@ def _paths() -> dict[str, Any]:
             "security": _SEAT,
             "requestBody": _body(_ref("Mail")),
             "responses": {"200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
+                          "409": _refused("The computer plays this seat now: it gets no mail.", "computer-seat"),
                           "422": _refused("Not one of the choices.", "invalid-mail")}}},
+        "/seat/computer": {"post": {
+            "operationId": "handToComputer",
+            "summary": "let the computer play a seat for the rest of the game: yours, or (`seat`) that of a "
+                       "player who is away (the autopilot moved for them three times running); it cannot be "
+                       "taken back, and the seat gets no more mail",
+            "security": _SEAT,
+            "requestBody": _body(_ref("HandOver")),
+            "responses": {
+                "200": seat_view,
+                "400": _refused("`bad-json`: the body is not a JSON object; `bad-request`: `seat` is not a "
+                                f"whole number, or {_UNSTORABLE}.", "bad-json", "bad-request"),
+                "401": _NO_SEAT,
+                "409": _refused("Not now: the game is not being played, the computer plays that seat already, "
+                                "or its player is not away.", "not-started", "game-over", "computer-seat",
+                                "not-absent"),
+                "413": _TOO_LARGE,
+                "422": _refused("Not one of the levels (`invalid-level`), or no such seat in this game "
+                                "(`invalid-seat`).", "invalid-level", "invalid-seat"),
+            }}},
     }
 
 

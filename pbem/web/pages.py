@@ -25,7 +25,7 @@ from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VI
 from ..rules.views import SeatView, View, seated
 from ..app_context import context
 from ..language import LANGUAGES, NATIVE_NAMES, time_zones
-from ..words import (N_, Words, describe_history, end_text, error_text, mail_labels, move_text, names_text,
+from ..words import (LEVELS, N_, Words, describe_history, end_text, error_text, mail_labels, move_text, names_text,
                      sentence, when_text)
 from .limits import limits
 from .locale import language, seat_words, words
@@ -34,6 +34,8 @@ bp = Blueprint("pages", __name__)
 
 #: Rows of the "start a game" form (the ones after MIN_PLAYERS are optional).
 FORM_ROWS = MAX_PLAYERS
+#: A row of the form that a person plays (the others name the computer's level).
+PERSON = "person"
 _WHOLE = re.compile(r"\s*(\d{1,9})\s*", re.ASCII)
 _ORDER_SEP = re.compile(r"[\s,;]+")
 
@@ -118,16 +120,22 @@ def _globals() -> dict[str, Any]:
 
 
 def _blank_rows() -> list[dict[str, str]]:
-    return [{"name": "", "email": "", "language": language()} for _ in range(FORM_ROWS)]
+    return [{"name": "", "email": "", "language": language(), "who": PERSON} for _ in range(FORM_ROWS)]
+
+
+def _blank_solo() -> dict[str, str]:
+    return {"name": "", "email": "", "language": language(), "opponents": "3", "level": "medium"}
 
 
 def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = None,
           error: str | None = None, status: int = 200, *, bad_row: int | None = None,
-          bad_field: str | None = None) -> Any:
+          bad_field: str | None = None, solo: dict[str, str] | None = None,
+          solo_error: str | None = None) -> Any:
     hours = turn_hours if turn_hours is not None else str(context().config["TURN_HOURS"])
     return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours,
                            error=sentence(error) if error else None, bad_row=bad_row, bad_field=bad_field,
-                           min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+                           solo=solo or _blank_solo(), solo_error=sentence(solo_error) if solo_error else None,
+                           min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, levels=LEVELS,
                            languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            max_hours=services.MAX_TURN_HOURS), status
 
@@ -137,15 +145,32 @@ def home() -> Any:
     return _home()
 
 
+def _start(players: list[dict[str, Any]], hours: int | None) -> Any:
+    """Start a game from a form's players, or raise the service's refusal."""
+    limits().per_ip("LIMIT_NEW_GAMES")
+    parsed = services.parse_players(players, default_language=language())
+    # Signed in as the first player: they confirm by starting it.
+    confirmed = signed_in_email() == parsed[0].email
+    game_id = services.start_game(context(), parsed, hours, confirmed=confirmed)
+    return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
+
+
 @bp.post("/games")
 def create_game() -> Any:
+    if request.form.get("against") == "computer":
+        return _create_against_computer()
     rows = [{"name": request.form.get(f"name{i}", "")[:200], "email": request.form.get(f"email{i}", "")[:300],
-             "language": request.form.get(f"language{i}", "")[:20] or language()}
+             "language": request.form.get(f"language{i}", "")[:20] or language(),
+             "who": request.form.get(f"who{i}", PERSON)[:20] if i else PERSON}
             for i in range(FORM_ROWS)]
     hours_text = request.form.get("turn_hours", "")[:20]
-    # The first MIN_PLAYERS rows are always players; later rows only when filled in.
-    used = [i for i, r in enumerate(rows) if i < MIN_PLAYERS or r["name"].strip() or r["email"].strip()]
-    players = [rows[i] for i in used]
+    # The first MIN_PLAYERS rows are always players; later rows only when filled
+    # in or given to the computer.
+    used = [i for i, r in enumerate(rows)
+            if i < MIN_PLAYERS or r["name"].strip() or r["email"].strip() or r["who"] != PERSON]
+    # A row given to the computer is its seat, whatever its boxes hold.
+    players: list[dict[str, Any]] = [rows[i] if rows[i]["who"] == PERSON else {"bot": rows[i]["who"]}
+                                     for i in used]
     hours: int | None = None
     if hours_text.strip():
         m = _WHOLE.fullmatch(hours_text)
@@ -153,17 +178,30 @@ def create_game() -> Any:
             return _home(rows, hours_text, words()._("The turn time must be a whole number of hours, e.g. 72."), 422,
                          bad_field="turn_hours")
         hours = int(m.group(1))
-    limits().per_ip("LIMIT_NEW_GAMES")
     try:
-        parsed = services.parse_players(players, default_language=language())
-        # Signed in as the first player: they confirm by starting it.
-        confirmed = signed_in_email() == parsed[0].email
-        game_id = services.start_game(context(), parsed, hours, confirmed=confirmed)
+        return _start(players, hours)
     except Invalid as e:
         # Point at the field the message is about (players count the rows in use).
         row = used[e.player - 1] if e.player is not None else None
-        return _home(rows, hours_text, error_text(e, words()), e.status, bad_row=row, bad_field=e.field)
-    return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
+        field = "who" if e.field == "bot" else e.field
+        return _home(rows, hours_text, error_text(e, words()), e.status, bad_row=row, bad_field=field)
+
+
+def _create_against_computer() -> Any:
+    """The "Play against the computer" form: one person and 1-3 computers of one level."""
+    solo = {"name": request.form.get("name", "")[:200], "email": request.form.get("email", "")[:300],
+            "language": request.form.get("language", "")[:20] or language(),
+            "opponents": request.form.get("opponents", "")[:20], "level": request.form.get("level", "")[:20]}
+    m = _WHOLE.fullmatch(solo["opponents"])
+    opponents = int(m.group(1)) if m else 0
+    if not 1 <= opponents <= MAX_PLAYERS - 1:
+        return _home(solo=solo, solo_error=words()._("Choose 1 to %(max)d computer opponents.",
+                                                      max=MAX_PLAYERS - 1), status=422)
+    you = {k: solo[k] for k in ("name", "email", "language")}
+    try:
+        return _start([you, *[{"bot": solo["level"]} for _ in range(opponents)]], None)
+    except Invalid as e:
+        return _home(solo=solo, solo_error=error_text(e, words()), status=e.status)
 
 
 @bp.get("/games/<game_id>")
@@ -299,7 +337,7 @@ def _play_page(token: str, view: SeatView, *, error: str | None = None,
     return render_template("play.html", view=view, error=error, error_code=error_code,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            time_zones=time_zones(), table=table_talk.table(context(), token),
-                           talk_error=talk_error, max_talk=table_talk.MAX_TALK,
+                           talk_error=talk_error, max_talk=table_talk.MAX_TALK, levels=LEVELS,
                            **_game_parts(view, token)), status
 
 
@@ -446,6 +484,36 @@ def pause(token: str) -> Any:
     until = when(view["players"][view["seat"]]["paused_until"])
     flash(w._("Your clock is paused until %(when)s.", when=until), "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
+
+
+@bp.post("/play/<token>/computer")
+def computer(token: str) -> Any:
+    """Hand a seat to the computer for the rest of the game: your own (the box
+    must be ticked: it cannot be taken back), or an absent player's (``seat``)."""
+    ctx = context()
+    level = request.form.get("level", "")[:20]
+    m = _WHOLE.fullmatch(request.form.get("seat", "")[:20])
+    seat: int | None = int(m.group(1)) if m else None
+    try:
+        if seat is None and request.form.get("confirm") != "1":
+            raise Invalid(N_("tick the box to confirm: the computer plays your seat to the end of the game"),
+                          code="not-confirmed", field="confirm")
+        view = services.hand_to_computer(ctx, token, level, seat)
+    except Unauthorized:
+        raise
+    except ServiceError as e:
+        view = services.seat_view(ctx, token)
+        w = seat_words(view)
+        return _play_page(token, view, error=w._("%(error)s Nothing was changed.", error=error_text(e, w)),
+                          error_code=e.code, status=e.status)
+    w = seat_words(view)
+    players = {p["seat"]: p for p in view["players"]}
+    if seat is None or seat == view["seat"]:
+        flash(w._("The computer (%(level)s) plays your seat from now on.", level=w.level(level)), "ok")
+    else:
+        flash(w._("The computer (%(level)s) plays %(name)s’s seat from now on.", level=w.level(level),
+                  name=players[seat]["name"]), "ok")
+    return redirect(url_for(".play", token=token), 303)
 
 
 @bp.post("/play/<token>/new-link")

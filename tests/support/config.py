@@ -35,5 +35,8 @@ def app_config(database_url: str, **extra: Any) -> dict[str, Any]:
         "SMTP_HOST": "",
         "MAILBOX": False,
         "TESTING": True,
+        # The computer moves at once, and the hard player searches briefly.
+        "BOT_DELAY": 0,
+        "BOT_SECONDS": 0.1,
         **extra,
     }

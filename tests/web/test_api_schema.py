@@ -67,6 +67,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 [[operations]]
 include-name = "POST /seat/pause"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# A seat is handed to the computer once: after that the same valid request is
+# refused (409 computer-seat), as is handing over a player who is not away.
+[[operations]]
+include-name = "POST /seat/computer"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
 # The document describes the checks of pbem.players (names of 1 to 40
@@ -97,6 +103,7 @@ class World:
     invited: list[str]  # the seat tokens of a game nobody has accepted yet
     started: list[str]  # ... of a dealt game, some moves in
     game_ids: list[str]  # games that exist: one invited, one started
+    handed: list[str]  # ... of a dealt four-player game whose seats go to the computer
 
     def to_move(self) -> tuple[str, dict[str, Any]]:
         """The token and view of the seat to move in the started game (any seat
@@ -111,6 +118,8 @@ class World:
             return self.invited[0]
         if path == "/seat/moves":
             return self.to_move()[0]
+        if path == "/seat/computer":
+            return self.handed[0]
         return self.started[1]
 
 
@@ -148,7 +157,8 @@ def world(sqlite_url: str) -> Iterator[World]:
     invited_id, invited = new_game(ctx, start=False)
     started_id, started = new_game(ctx)
     play(ctx, started, 3)
-    SeatToken.world = World(app, ctx, invited, started, [invited_id, started_id])
+    _, handed = new_game(ctx, 4)
+    SeatToken.world = World(app, ctx, invited, started, [invited_id, started_id], handed)
     yield SeatToken.world
     SeatToken.world = None
     ctx.engine.dispose()
@@ -186,6 +196,7 @@ def _same_players(case: Any) -> bool:
     players = case.body.get("players") if isinstance(case.body, dict) else None
     if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
         return False
+    players = [p for p in players if p.get("bot") is None]  # the computer's names are made up
     names = [" ".join(unicodedata.normalize("NFC", str(p.get("name"))).split()).lower() for p in players]
     emails = [str(p.get("email")).strip().lower() for p in players]
     return len(set(names)) < len(names) or len(set(emails)) < len(emails)

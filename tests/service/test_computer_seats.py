@@ -1,0 +1,260 @@
+"""Seats the computer plays, through the service: starting a game with them,
+their moves (after each commit, at most once, never out of turn, from the
+seat's own view only), and a person handing their seat (or an away player's)
+to the computer."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from sqlmodel import col, select
+
+from pbem import errors, services
+from pbem.db import session_scope
+from pbem.models import Game, MoveRecord, Outbox, Seat
+from pbem.words import describe_history
+from tests.support.games import db_id, game_state, redeal_others, seat_tokens, set_state, to_move
+from tests.support.messages import caught
+
+ANN = {"name": "Ann", "email": "ann@example.org"}
+BOB = {"name": "Bob", "email": "bob@example.org"}
+
+
+def _start(ctx: Any, players: list[dict[str, Any]], *, confirmed: bool = True) -> tuple[str, list[str]]:
+    """A new game; when ``confirmed``, every person has accepted it (so it started)."""
+    game_id = services.start_game(ctx, services.parse_players(players), confirmed=confirmed)
+    toks = seat_tokens(ctx, game_id)
+    if confirmed:
+        for token in toks:
+            services.accept(ctx, token)
+    return game_id, toks
+
+
+def _moves(ctx: Any, game_id: str) -> list[MoveRecord]:
+    with session_scope(ctx.engine) as session:
+        rows = session.exec(select(MoveRecord).where(MoveRecord.game_id == db_id(session, game_id))
+                            .order_by(col(MoveRecord.ply))).all()
+        session.expunge_all()
+        return list(rows)
+
+
+def _seats(ctx: Any, game_id: str) -> list[Seat]:
+    with session_scope(ctx.engine) as session:
+        rows = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id))
+                            .order_by(col(Seat.position))).all()
+        session.expunge_all()
+        return list(rows)
+
+
+def _recipients(ctx: Any) -> list[str]:
+    with session_scope(ctx.engine) as session:
+        return [r.recipient for r in session.exec(select(Outbox)).all()]
+
+
+def _wait_for_the_computer(ctx: Any) -> list[tuple[int, int]]:
+    """Keep the computer's turns instead of playing them (a test plays them)."""
+    turns: list[tuple[int, int]] = []
+    ctx.computer = lambda game_id, ply: turns.append((game_id, ply))
+    return turns
+
+
+def test_a_player_entry_may_be_the_computer(ctx: Any) -> None:
+    players = services.parse_players([ANN, {"bot": "easy"}, {"bot": "hard"}])
+    assert [(p.name, p.email, p.bot) for p in players] == [
+        ("Ann", "ann@example.org", None), ("Ada", "", "easy"), ("Alan", "", "hard")]
+    # A person's name is never given to the computer.
+    players = services.parse_players([{"name": "ada", "email": "ada@example.org"}, {"bot": "medium"}])
+    assert players[1].name == "Alan"
+
+
+@pytest.mark.parametrize("players, field", [
+    ([{"bot": "easy"}, ANN], "bot"),  # the one starting the game is a person
+    ([ANN, {"bot": "impossible"}], "bot"),
+    ([ANN, {"bot": ["easy"]}], "bot"),
+    ([ANN, {"bot": "easy", "email": "ada@example.org"}], "bot"),
+    ([ANN, {"bot": "easy", "name": "HAL"}], "bot"),
+    ([ANN], None),
+    ([ANN, {"bot": "easy"}, {"bot": "easy"}, {"bot": "easy"}, {"bot": "easy"}], None),
+])
+def test_bad_computer_entries_are_refused(ctx: Any, players: list[dict[str, Any]], field: str | None) -> None:
+    with pytest.raises(errors.Invalid) as refused:
+        services.parse_players(players)
+    assert refused.value.field == field
+
+
+def test_a_game_against_the_computer_waits_only_for_its_creator(ctx: Any) -> None:
+    game_id, toks = _start(ctx, [ANN, {"bot": "easy"}, {"bot": "medium"}], confirmed=False)
+    view = services.seat_view(ctx, toks[0])
+    assert view["status"] == "invited"
+    assert [(p["bot"], p["accepted"]) for p in view["players"]] == [(None, False), ("easy", True), ("medium", True)]
+    assert _recipients(ctx) == ["ann@example.org"]  # the confirmation, to Ann only
+    services.accept(ctx, toks[0])
+    # The game started and the computers moved until it was Ann's turn.
+    view = services.seat_view(ctx, toks[0])
+    assert view["status"] == "active" and view["your_turn"]
+    moves = _moves(ctx, game_id)
+    seats = {s.position: s for s in _seats(ctx, game_id)}
+    assert len(moves) == view["ply"] and all(seats[m.position].bot for m in moves)
+    assert set(_recipients(ctx)) == {"ann@example.org"}
+    assert [m["Subject"] for m in caught(ctx, kind="turn")]  # Ann has her turn mail
+
+
+def test_one_person_and_three_computers_play_a_whole_game(ctx: Any) -> None:
+    game_id, _ = _start(ctx, [ANN, {"bot": "easy"}, {"bot": "medium"}, {"bot": "hard"}])
+    ann = next(t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == "Ann")
+    for _ in range(200):
+        view = services.seat_view(ctx, ann)
+        if view["finished"]:
+            break
+        assert view["your_turn"], "the computers left a turn unplayed"
+        services.submit_move(ctx, ann, view["legal_moves"][0], None, view["ply"])
+    view = services.seat_view(ctx, ann)
+    assert view["finished"] and view["status"] == "finished"
+    moves = _moves(ctx, game_id)
+    assert [m.ply for m in moves] == list(range(len(moves)))  # each move once, in order
+    ann_seat = next(s.position for s in _seats(ctx, game_id) if s.bot is None)
+    # Play went round the table in seat order: nobody moved out of turn.
+    assert all(m.position == m.ply % 4 for m in moves)
+    assert any(m.position == ann_seat for m in moves) and any(m.position != ann_seat for m in moves)
+    # Only Ann was ever mailed: her turns and the end.
+    assert set(_recipients(ctx)) == {"ann@example.org"}
+    assert len(caught(ctx, kind="game-over")) == 1
+    lines = describe_history(view)
+    assert all(("(computer)" in line) == (m.position != ann_seat) for line, m in zip(lines, moves))
+
+
+def _computer_to_move(ctx: Any, players: list[dict[str, Any]]) -> tuple[str, list[str], int]:
+    """A started game in which the computer is to move and has not yet moved."""
+    turns = _wait_for_the_computer(ctx)
+    game_id, toks = _start(ctx, players)
+    for _ in range(len(players)):
+        if turns:
+            break
+        token, view = to_move(ctx, toks)
+        services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    assert turns, "the computer was never to move"
+    game, ply = turns[-1]
+    assert game == db_id(ctx, game_id)
+    return game_id, toks, ply
+
+
+def test_two_workers_racing_store_one_move(ctx: Any) -> None:
+    game_id, toks, ply = _computer_to_move(ctx, [ANN, {"bot": "medium"}])
+    gid = db_id(ctx, game_id)
+    before = len(_moves(ctx, game_id))
+    results: list[str | None] = []
+    start = threading.Barrier(2)
+
+    def worker() -> None:
+        start.wait()
+        results.append(services.computer_move(ctx, gid, ply))
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(results) == 2 and results.count(None) == 1  # one stored it, the other found it stored
+    assert len(_moves(ctx, game_id)) == before + 1
+    # A late repeat of the same task finds the game moved on.
+    assert services.computer_move(ctx, gid, ply) is None
+    assert len(_moves(ctx, game_id)) == before + 1
+
+
+def test_the_computer_never_moves_for_a_person_or_out_of_turn(ctx: Any) -> None:
+    game_id, toks, ply = _computer_to_move(ctx, [ANN, {"bot": "easy"}])
+    gid = db_id(ctx, game_id)
+    assert services.computer_move(ctx, gid, ply + 1) is None  # not this move
+    assert services.computer_move(ctx, gid + 1000, ply) is None  # no such game
+    assert len(_moves(ctx, game_id)) == ply
+    assert services.computer_move(ctx, gid, ply) is not None
+    # Now it is Ann's turn: the computer does not move for her.
+    assert services.computer_move(ctx, gid, ply + 1) is None
+    assert len(_moves(ctx, game_id)) == ply + 1
+    # Nor does a person move for the computer's seat.
+    bot_token = next(t for t in toks if services.seat_view(ctx, t)["you"] == "Ada")
+    view = services.seat_view(ctx, bot_token)
+    with pytest.raises(errors.Conflict) as refused:
+        services.submit_move(ctx, bot_token, view["legal_moves"][0] if view["legal_moves"] else "1-2", None,
+                             view["ply"])
+    assert refused.value.code in ("computer-seat", "not-your-turn")
+
+
+@pytest.mark.parametrize("level", ["easy", "medium"])
+def test_the_computer_decides_from_its_own_view_only(ctx: Any, level: str) -> None:
+    """Give every other seat a different clan: the computer's move is the same.
+    (The hard player's search is cut by time, so its decisions are compared in
+    the rules' tests, under a budget of playouts.)"""
+    game_id, _, ply = _computer_to_move(ctx, [ANN, {"bot": level}, BOB])
+    gid = db_id(ctx, game_id)
+    computer = next(s.position for s in _seats(ctx, game_id) if s.bot)
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, gid)
+        assert game is not None
+        saved = {"state": game.state, "ply": game.ply, "turn_seat": game.turn_seat}
+    first = services.computer_move(ctx, gid, ply)
+    assert first is not None
+    # Back to the position before the move, with the others' clans redealt.
+    with session_scope(ctx.engine) as session:
+        session.exec(select(MoveRecord).where(MoveRecord.game_id == gid, MoveRecord.ply == ply)).one()
+        for row in session.exec(select(MoveRecord).where(MoveRecord.game_id == gid, MoveRecord.ply >= ply)):
+            session.delete(row)
+        game = session.get(Game, gid)
+        assert game is not None
+        for name, value in saved.items():
+            setattr(game, name, value)
+        session.add(game)
+    state = game_state(ctx, game_id)
+    redeal_others(ctx, game_id, computer)
+    assert game_state(ctx, game_id)["clans"] != state["clans"]
+    assert game_state(ctx, game_id)["clans"][computer] == state["clans"][computer]
+    assert services.computer_move(ctx, gid, ply) == first
+    set_state(ctx, game_id, state)
+
+
+def test_a_player_hands_their_seat_to_the_computer(ctx: Any) -> None:
+    game_id, toks = _start(ctx, [ANN, BOB])
+    token, view = to_move(ctx, toks)
+    other = next(t for t in toks if t != token)
+    services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    # The player to move now leaves: the computer moves at once, and goes on moving.
+    view = services.hand_to_computer(ctx, other, "medium")
+    me = view["players"][view["seat"]]
+    assert me["bot"] == "medium" and me["bot_from"] == 1 and view["mail"] == "none"
+    assert len(_moves(ctx, game_id)) == 2
+    assert services.seat_view(ctx, token)["your_turn"]
+    with pytest.raises(errors.Conflict) as refused:
+        services.set_mail(ctx, other, "every")
+    assert refused.value.code == "computer-seat"
+    with pytest.raises(errors.Conflict):
+        services.hand_to_computer(ctx, other, "easy")  # it cannot be handed twice, nor taken back
+    # The history names the computer only for the moves it made.
+    lines = describe_history(services.seat_view(ctx, token))
+    assert "(computer)" not in lines[0] and "(computer)" in lines[1]
+    # The seat that left gets no more mail; the other player gets theirs.
+    left = {"Ann": ANN, "Bob": BOB}[services.seat_view(ctx, other)["you"]]["email"]
+    mailed = [m["To"] for m in caught(ctx, kind="turn")]
+    assert mailed[-1] != left and left not in _recipients(ctx)[-1:]
+
+
+def test_an_away_player_can_be_handed_to_the_computer_by_another(ctx: Any) -> None:
+    game_id, toks = _start(ctx, [ANN, BOB, {"name": "Cid", "email": "cid@example.org"}])
+    views = [services.seat_view(ctx, t) for t in toks]
+    away = views[2]["seat"]
+    with pytest.raises(errors.Conflict) as refused:
+        services.hand_to_computer(ctx, toks[0], "easy", away)
+    assert refused.value.code == "not-absent"
+    with pytest.raises(errors.Invalid) as bad:
+        services.hand_to_computer(ctx, toks[0], "easy", 7)
+    assert bad.value.code == "invalid-seat"
+    with pytest.raises(errors.Invalid):
+        services.hand_to_computer(ctx, toks[0], "genius", away)
+    with session_scope(ctx.engine) as session:
+        seat = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id), Seat.position == away)).one()
+        seat.autopilot_streak = 3  # the autopilot moved for them three times running
+        session.add(seat)
+    view = services.hand_to_computer(ctx, toks[0], "hard", away)
+    assert view["players"][away]["bot"] == "hard" and not view["players"][away]["absent"]
+    assert view["players"][view["seat"]]["bot"] is None  # Ann still plays her own seat
