@@ -22,9 +22,9 @@ from sqlmodel import col, select
 from pbem import clock, services
 from pbem.db import as_utc, session_scope
 from pbem.errors import RateLimited
-from pbem.models import CaughtMail, Game
+from pbem.models import CaughtMail, Game, Seat
 from tests.support.browser import open_page
-from tests.support.games import finish, seat_tokens, to_move
+from tests.support.games import db_id, finish, seat_tokens, to_move
 from tests.support.messages import caught
 
 pytestmark = pytest.mark.browser
@@ -326,4 +326,50 @@ def test_pages_in_every_language(audit: Audit, live: Any, language: str) -> None
         assert page.locator("html").get_attribute("lang") == tag
         label = f"{language} {label}"
         audit.check(page, label)
+    audit.assert_clean()
+
+
+@pytest.mark.parametrize("language", ["en", "hu"])
+def test_the_computer_on_the_pages(audit: Audit, live: Any, language: str) -> None:
+    """The "Play against the computer" form, computer seats on a seat page, the
+    hand-over forms and a seat the computer plays: at phone width, in English
+    and in the longest language."""
+    ctx = live.ctx
+    page = audit.open("/")
+    if language != "en":
+        page.select_option("#page-language", language)
+        submit(page, ".language-switch button")
+    page.locator("#solo-name").fill("Ann")
+    page.locator("#solo-email").fill("not an address")
+    submit(page, ".solo-card button[type=submit]")
+    assert page.locator("#solo-error").is_visible()
+    audit.check(page, f"{language} home: the computer form with an error")
+    page.locator("#who1").select_option("hard")
+    audit.check(page, f"{language} home: a row given to the computer")
+
+    ann, bob = [{**p, "language": language} for p in players(2)]
+    game_id = services.start_game(ctx, services.parse_players([ann, bob, {"bot": "hard"}]), confirmed=True)
+    toks = seat_tokens(ctx, game_id)
+    for t in toks:
+        services.accept(ctx, t)
+    mover, _ = to_move(ctx, toks)
+    page = audit.visit(f"/play/{mover}", f"{language} seat: a computer at the table")
+    assert page.locator(".badge-computer").count() == 1
+    seats = [services.seat_view(ctx, t)["seat"] for t in toks]
+    other = next(n for t, n in zip(toks, seats)
+                 if t != mover and services.public_game(ctx, game_id)["players"][n]["bot"] is None)
+    with session_scope(ctx.engine) as session:
+        away = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id),
+                                               Seat.position == other)).one()
+        away.autopilot_streak = 3
+        session.add(away)
+    page = audit.visit(f"/play/{mover}", f"{language} seat: an away player to hand over")
+    assert page.locator("form.computer-form[data-hand]:not([data-hand=own])").count() == 1
+    submit(page, "form.computer-form[data-hand=own] button[type=submit]")
+    assert page.locator("#play-error").is_visible()  # the box was not ticked
+    audit.check(page, f"{language} seat: hand-over not confirmed")
+    page.locator("#computer-confirm").check()
+    submit(page, "form.computer-form[data-hand=own] button[type=submit]")
+    assert page.locator("[data-computer-seat]").is_visible()
+    audit.check(page, f"{language} seat: the computer plays it")
     audit.assert_clean()

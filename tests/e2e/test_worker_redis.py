@@ -16,11 +16,11 @@ from typing import Any, Iterator
 import pytest
 import redis
 from celery.contrib.testing.worker import start_worker
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbem import services
 from pbem.db import session_scope
-from pbem.models import Outbox
+from pbem.models import MoveRecord, Outbox
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.config import BASE_URL, SECRET
@@ -138,6 +138,42 @@ def test_turns_through_redis_and_a_worker(worker_app: Any, smtp: SmtpServer) -> 
     assert sorted(str(m.message["Message-ID"]) for m in box.messages()) == sorted(
         r.message_id for r in rows if r.status == "sent")
     assert {r.status for r in rows} == {"sent"}
+
+
+def test_one_person_against_three_computers_on_the_worker(worker_app: Any, smtp: SmtpServer) -> None:
+    """The computers' moves are the worker's tasks (``PBEM_BOT_DELAY`` 0 here):
+    after each of Ann's moves the three play, and her next turn's mail comes."""
+    ctx = worker_app.extensions["pbem"]
+    box = smtp.collector
+    ann = PLAYERS[0]
+    game_id = services.start_game(ctx, services.parse_players(
+        [ann, {"bot": "easy"}, {"bot": "medium"}, {"bot": "hard"}]), confirmed=True)
+    token = next(t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == ann["name"])
+    turns = 0
+    for _ in range(100):
+        deadline = time.monotonic() + 30
+        view = services.seat_view(ctx, token)
+        while not (view["your_turn"] or view["finished"]):
+            assert time.monotonic() < deadline, f"the computers stopped at move {view['ply']}"
+            time.sleep(0.05)
+            view = services.seat_view(ctx, token)
+        if view["finished"]:
+            break
+        turns += 1
+        latest = box.wait_for(turns, kind="turn")[-1]
+        assert latest.to == ann["email"] and latest.message["Subject"].endswith(f"(move {view['ply'] + 1})")
+        services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    assert view["finished"] and turns > 3
+    box.wait_for(1, kind="game-over")
+    rows = wait_all_done(ctx)
+    time.sleep(0.3)  # anything extra would have arrived by now
+    # Only Ann was mailed: each of her turns once, and the end.
+    assert {r.to for r in box.messages()} == {ann["email"]}
+    assert len(box.messages(kind="turn")) == turns and len(box.messages(kind="game-over")) == 1
+    assert {r.status for r in rows} == {"sent"}
+    with session_scope(ctx.engine) as session:
+        plies = [m.ply for m in session.exec(select(MoveRecord).order_by(col(MoveRecord.ply)))]
+    assert plies == list(range(view["ply"]))  # every move once, none twice
 
 
 def test_beat_tasks_run_on_the_worker(worker_app: Any, smtp: SmtpServer) -> None:
