@@ -1,4 +1,4 @@
-"""``python -m bench [--quick] [--only moves,mail,read,rules] [--label TEXT] [--profile]``
+"""``python -m bench [--quick] [--only moves,mail,read,rules,bots] [--label TEXT] [--profile]``
 
 Runs the measurements, prints the table (what, value, floor, ratio, goal, pass/miss) and
 writes it to ``bench/results/bench-<time>.json`` and ``bench/results/latest.json``.
@@ -18,7 +18,7 @@ from typing import Any, Callable
 from .common import Figure, table, write_results
 from .infra import Infra, _raise_exit
 
-SECTIONS = ("moves", "mail", "read", "rules")
+SECTIONS = ("moves", "mail", "read", "rules", "bots")
 
 
 def _say(text: str) -> None:
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["BENCH_PROFILE"] = "1"
     # A hard bound on the whole run; the Infra contexts still clean up on the way out.
     signal.signal(signal.SIGALRM, _raise_exit)
-    signal.alarm(300 if args.quick else 1200)
+    signal.alarm(420 if args.quick else 1800)
     started = time.time()
     loads = [os.getloadavg()[0]]
     figures: list[Figure] = []
@@ -114,6 +114,8 @@ def _run(section: str, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
         from .moves import run as runner
     elif section == "mail":
         from .mail import run as runner
+    elif section == "bots":
+        from .bots import run as runner
     else:
         from .reading import run as runner
     with Infra() as infra:

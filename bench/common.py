@@ -42,8 +42,9 @@ class Figure:
     """One line of the table: a value measured with its floor in the same run.
 
     ``kind`` says how the goal reads: ``min-ratio`` (value/floor at least ``goal``),
-    ``max-ratio`` (value/floor at most ``goal``) or ``max-value`` (the value itself at most
-    ``goal``, no floor).
+    ``max-ratio`` (value/floor at most ``goal``), ``max-value`` (the value itself below
+    ``goal``; a floor, if any, is shown beside it) or ``min-value`` (the value itself at
+    least ``goal``: a win rate).
     """
 
     what: str
@@ -70,6 +71,8 @@ class Figure:
             return None if self.ratio is None else self.ratio < self.goal
         if self.kind == "max-value":
             return self.value < self.goal
+        if self.kind == "min-value":
+            return self.value >= self.goal
         raise ValueError(f"unknown goal kind {self.kind!r}")
 
     def goal_text(self) -> str:
@@ -83,6 +86,8 @@ class Figure:
             return f"ratio >= {self.goal:g}"
         if self.kind == "max-ratio":
             return f"ratio < {self.goal:g}"
+        if self.kind == "min-value":
+            return f">= {self.goal:g} {self.unit}"
         return f"< {self.goal:g} {self.unit}"
 
     def as_json(self) -> dict[str, Any]:

@@ -45,6 +45,8 @@ COMPUTER_NAMES = ("Ada", "Alan", "Grace", "Konrad", "Hedy", "Edsger", "Barbara",
 #: If no worker has moved for the computer this long after its pause, the
 #: clock does (its deadline passes).
 COMPUTER_GRACE = timedelta(minutes=2)
+#: The hard player's time box when the clock moves for it (no worker did in time).
+CLOCK_BOT_SECONDS = 0.2
 
 log = logging.getLogger(__name__)
 
@@ -268,9 +270,13 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
                                  number=n, code="invalid-time-zone", player=n, field="time_zone") from None
         out.append(NewPlayer(name, email, language, zone_name))
     people = [p for p in out if p.bot is None]
-    if out[0].bot is not None:
-        raise errors.Invalid(N_("the first player is the one starting the game: a person, not the computer"),
+    if not people:
+        raise errors.Invalid(N_("a game needs at least one person: the computer cannot play alone"),
                              code="invalid-players", player=1, field="bot")
+    if out[0].bot is not None:
+        # The one starting the game is its first person (seats are drawn at the start anyway).
+        out.remove(people[0])
+        out.insert(0, people[0])
     if len({p.email.lower() for p in people}) != len(people):
         raise errors.Invalid(N_("every player needs an email address of their own"), code="invalid-players")
     if len({p.name.lower() for p in people}) != len(people):
@@ -609,7 +615,8 @@ def set_mail(ctx: Context, token: object, choice: object) -> SeatView:
                              code="invalid-mail")
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
-        _refuse_computer_seat(seat)
+        if choice != "none":  # an old mail's unsubscribe link still works
+            _refuse_computer_seat(seat)
         seat.mail = str(choice)
         session.add(seat)
         return game_view(ctx, game, seats, seat)
@@ -774,7 +781,8 @@ def games_of(ctx: Context, email: str, page: int = 1) -> tuple[list[dict[str, An
         for seat, game in rows:
             out.append({
                 "game": game.public_id, "status": _status_for(game, seat), "ply": game.ply,
-                "your_turn": game.status == "active" and game.turn_seat == seat.position,
+                # A seat handed to the computer is never the person's turn.
+                "your_turn": game.status == "active" and game.turn_seat == seat.position and seat.bot is None,
                 "players": names[seat.game_id], "link": seat_link(ctx, seat), "name": seat.name,
             })
         return out, more
@@ -883,8 +891,9 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
                                           base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
             turn = _computer_turn(game, seats)
     if computer:
-        # No worker moved for the computer in its time: the clock does, at its level.
-        return computer_move(ctx, game_id, ply)
+        # No worker moved for the computer in its time: the clock does, at its
+        # level but briefly (it may have many such turns to catch up on).
+        return computer_move(ctx, game_id, ply, seconds=CLOCK_BOT_SECONDS)
     ctx.relay(outbox)
     _hand_on(ctx, turn)
     return str(move)
@@ -913,7 +922,7 @@ def _hand_on(ctx: Context, turn: tuple[int, int] | None) -> None:
         ctx.computer(*turn)
 
 
-def computer_move(ctx: Context, game_id: int, ply: int) -> str | None:
+def computer_move(ctx: Context, game_id: int, ply: int, *, seconds: float | None = None) -> str | None:
     """The computer's move in a seat it plays, for move ``ply``: decided from
     that seat's view (:func:`game_view`, as its page shows it, and nothing
     else) outside any transaction, then stored like a player's move (same ply
@@ -932,7 +941,8 @@ def computer_move(ctx: Context, game_id: int, ply: int) -> str | None:
         rng = random.Random(autopilot_seed(ctx.secret_key, game.seed, ply, "computer"))
     # The seat's view is a rules' player view with more keys (its players'
     # entries extend the rules' entries; a list's invariance hides that from mypy).
-    move, order = decide(cast(PlayerView, view), level, rng, Budget(seconds=float(ctx.config["BOT_SECONDS"])))
+    box = float(ctx.config["BOT_SECONDS"]) if seconds is None else min(seconds, float(ctx.config["BOT_SECONDS"]))
+    move, order = decide(cast(PlayerView, view), level, rng, Budget(seconds=box))
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         game, seats = game_and_seats(session, game_id)
@@ -973,7 +983,12 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
                                   code="not-started" if game.status == "invited" else "game-over")
         _refuse_computer_seat(seat)
         target = seat
-        if seat_number is not None and seat_number != seat.position:
+        if seat_number is None or seat_number == seat.position:
+            if sum(1 for s in seats if s.bot is None) == 1:
+                # A game the computer plays alone would only cost the workers.
+                raise errors.Conflict(N_("you are the last person at this table: the computer does not play "
+                                         "a game on its own"), code="last-person")
+        else:
             found = next((s for s in seats if s.position == seat_number), None)
             if found is None:
                 raise errors.Invalid(N_("there is no seat %(seat)d in this game"), seat=seat_number,
@@ -985,18 +1000,24 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
                 raise errors.Conflict(N_("only an absent player's seat can be handed to the computer "
                                          "(the autopilot has moved for them three times running)"),
                                       code="not-absent")
+            if level == Level.EASY.value:
+                # Someone else's seat must be played at least as well as the autopilot did.
+                raise errors.Invalid(N_("another player's seat goes to the computer at medium or hard"),
+                                     code="invalid-level", field="bot")
         target.bot = str(level)
         target.bot_from = game.ply
         target.mail = "none"
         target.talk_mail = False
         session.add(target)
+        session.flush()
         if game.turn_seat == target.position:
             position = _rules_game(game)
             assert position is not None
-            game.deadline = _deadline(ctx, game, seats, position, now)
-            game.reminded_for = None
-            session.add(game)
-        session.flush()
+            # Only for the move it was loaded at: a move stored meanwhile (the
+            # clock's, for an away seat) set the next player's deadline already.
+            session.exec(update(Game).where(col(Game.id) == game.id, col(Game.ply) == game.ply)
+                         .values(deadline=_deadline(ctx, game, seats, position, now), reminded_for=None))
+            session.refresh(game)
         log.info("seat %d of game %s handed to the computer (%s)", target.position, game.id, level)
         view = game_view(ctx, game, seats, seat)
         computer = _computer_turn(game, seats)

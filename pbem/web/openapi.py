@@ -282,10 +282,11 @@ def _schemas() -> dict[str, Any]:
                                                          "at once, gets a name of its own and no mail"}}},
         "NewGame": {"type": "object", "required": ["players"], "properties": {
             "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS,
-                        "prefixItems": [_ref("Player")], "items": {"anyOf": [_ref("Player"), _ref("Computer")]},
-                        "description": "the first player is the one starting the game, a person; every person "
-                                       "needs a name and an address of their own (compared ignoring case); "
-                                       "the others may be the computer"},
+                        "items": {"anyOf": [_ref("Player"), _ref("Computer")]},
+                        "contains": _ref("Player"),
+                        "description": "at least one person; the first person is the one starting the game; "
+                                       "every person needs a name and an address of their own (compared "
+                                       "ignoring case); the other seats may be the computer's"},
             "turn_hours": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_TURN_HOURS,
                            "description": "hours each player has for a move; absent or null: 72"}}},
         "Move": {"type": "object", "required": ["move", "ply"], "properties": {
@@ -405,11 +406,12 @@ def _paths() -> dict[str, Any]:
                                 f"whole number, or {_UNSTORABLE}.", "bad-json", "bad-request"),
                 "401": _NO_SEAT,
                 "409": _refused("Not now: the game is not being played, the computer plays that seat already, "
-                                "or its player is not away.", "not-started", "game-over", "computer-seat",
-                                "not-absent"),
+                                "its player is not away, or you are the last person at the table.", "not-started",
+                                "game-over", "computer-seat", "not-absent", "last-person"),
                 "413": _TOO_LARGE,
-                "422": _refused("Not one of the levels (`invalid-level`), or no such seat in this game "
-                                "(`invalid-seat`).", "invalid-level", "invalid-seat"),
+                "422": _refused("Not one of the levels, or `easy` for another player's seat "
+                                "(`invalid-level`); or no such seat in this game (`invalid-seat`).",
+                                "invalid-level", "invalid-seat"),
             }}},
     }
 

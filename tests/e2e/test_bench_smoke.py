@@ -49,6 +49,9 @@ def test_figures_judge_their_goals() -> None:
     assert Figure("p99", 49, "ms", 50, "max-value").passed
     assert Figure("p99", 60, "ms", 50, "max-value", floor=20).passed is False
     assert Figure("no floor", 1, "x", 2, "min-ratio").passed is None
+    assert Figure("wins", 65, "%", 65, "min-value").passed
+    assert not Figure("wins", 64.9, "%", 65, "min-value").passed
+    assert Figure("wins", 70, "%", 65, "min-value").goal_text() == ">= 65 %"
     text = table([more, Figure("p99", 60, "ms", 50, "max-value")])
     assert "| what" in text and "pass" in text and "MISS" in text and "0.50" in text
 
@@ -173,3 +176,12 @@ def test_the_bench_games_and_their_copies_work_with_this_schema(postgresql_url: 
         ctx.engine.dispose()
         engine.dispose()
     check_safe(load_config({}, environ=service_env(postgresql_url, "redis://127.0.0.1:6379/0")))
+
+
+def test_a_computer_match_scores_a_win_a_shared_win_or_a_loss() -> None:
+    from bench.bots import _match
+
+    scores = {_match(("hard", "easy", seed, 16)) for seed in range(4)}
+    assert scores <= {0.0, 0.5, 1.0} and scores
+    # The same seed plays the same game (no time box in the matches).
+    assert _match(("medium", "easy", 5, 16)) == _match(("medium", "easy", 5, 16))

@@ -67,10 +67,13 @@ def test_a_player_entry_may_be_the_computer(ctx: Any) -> None:
     # A person's name is never given to the computer.
     players = services.parse_players([{"name": "ada", "email": "ada@example.org"}, {"bot": "medium"}])
     assert players[1].name == "Alan"
+    # The first person starts the game, wherever the list names them.
+    players = services.parse_players([{"bot": "easy"}, ANN, BOB])
+    assert [(p.name, p.bot) for p in players] == [("Ann", None), ("Ada", "easy"), ("Bob", None)]
 
 
 @pytest.mark.parametrize("players, field", [
-    ([{"bot": "easy"}, ANN], "bot"),  # the one starting the game is a person
+    ([{"bot": "easy"}, {"bot": "hard"}], "bot"),  # a game needs a person
     ([ANN, {"bot": "impossible"}], "bot"),
     ([ANN, {"bot": ["easy"]}], "bot"),
     ([ANN, {"bot": "easy", "email": "ada@example.org"}], "bot"),
@@ -90,6 +93,8 @@ def test_a_game_against_the_computer_waits_only_for_its_creator(ctx: Any) -> Non
     assert view["status"] == "invited"
     assert [(p["bot"], p["accepted"]) for p in view["players"]] == [(None, False), ("easy", True), ("medium", True)]
     assert _recipients(ctx) == ["ann@example.org"]  # the confirmation, to Ann only
+    (confirm,) = caught(ctx, kind="invite")
+    assert "Ada (computer) and Alan (computer)" in confirm["Subject"]
     services.accept(ctx, toks[0])
     # The game started and the computers moved until it was Ann's turn.
     view = services.seat_view(ctx, toks[0])
@@ -168,25 +173,26 @@ def test_the_computer_never_moves_for_a_person_or_out_of_turn(ctx: Any) -> None:
     gid = db_id(ctx, game_id)
     assert services.computer_move(ctx, gid, ply + 1) is None  # not this move
     assert services.computer_move(ctx, gid + 1000, ply) is None  # no such game
+    # Nobody moves for the computer's seat with its link, even on its turn.
+    bot_token = next(t for t in toks if services.seat_view(ctx, t)["you"] == "Ada")
+    view = services.seat_view(ctx, bot_token)
+    assert view["your_turn"] and view["ply"] == ply
+    with pytest.raises(errors.Conflict) as refused:
+        services.submit_move(ctx, bot_token, view["legal_moves"][0], None, view["ply"])
+    assert refused.value.code == "computer-seat"
     assert len(_moves(ctx, game_id)) == ply
     assert services.computer_move(ctx, gid, ply) is not None
     # Now it is Ann's turn: the computer does not move for her.
     assert services.computer_move(ctx, gid, ply + 1) is None
     assert len(_moves(ctx, game_id)) == ply + 1
-    # Nor does a person move for the computer's seat.
-    bot_token = next(t for t in toks if services.seat_view(ctx, t)["you"] == "Ada")
-    view = services.seat_view(ctx, bot_token)
-    with pytest.raises(errors.Conflict) as refused:
-        services.submit_move(ctx, bot_token, view["legal_moves"][0] if view["legal_moves"] else "1-2", None,
-                             view["ply"])
-    assert refused.value.code in ("computer-seat", "not-your-turn")
 
 
-@pytest.mark.parametrize("level", ["easy", "medium"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
 def test_the_computer_decides_from_its_own_view_only(ctx: Any, level: str) -> None:
     """Give every other seat a different clan: the computer's move is the same.
-    (The hard player's search is cut by time, so its decisions are compared in
-    the rules' tests, under a budget of playouts.)"""
+    (The hard player's time box is made longer than its cap of playouts needs,
+    so that its search is the same twice.)"""
+    ctx.config["BOT_SECONDS"] = 30
     game_id, _, ply = _computer_to_move(ctx, [ANN, {"bot": level}, BOB])
     gid = db_id(ctx, game_id)
     computer = next(s.position for s in _seats(ctx, game_id) if s.bot)
@@ -220,6 +226,8 @@ def test_a_player_hands_their_seat_to_the_computer(ctx: Any) -> None:
     other = next(t for t in toks if t != token)
     services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     # The player to move now leaves: the computer moves at once, and goes on moving.
+    left = {"Ann": ANN, "Bob": BOB}[services.seat_view(ctx, other)["you"]]["email"]
+    mailed_before = _recipients(ctx).count(left)
     view = services.hand_to_computer(ctx, other, "medium")
     me = view["players"][view["seat"]]
     assert me["bot"] == "medium" and me["bot_from"] == 1 and view["mail"] == "none"
@@ -234,9 +242,13 @@ def test_a_player_hands_their_seat_to_the_computer(ctx: Any) -> None:
     lines = describe_history(services.seat_view(ctx, token))
     assert "(computer)" not in lines[0] and "(computer)" in lines[1]
     # The seat that left gets no more mail; the other player gets theirs.
-    left = {"Ann": ANN, "Bob": BOB}[services.seat_view(ctx, other)["you"]]["email"]
-    mailed = [m["To"] for m in caught(ctx, kind="turn")]
-    assert mailed[-1] != left and left not in _recipients(ctx)[-1:]
+    assert _recipients(ctx)[-1] != left and _recipients(ctx).count(left) == mailed_before
+    # Its old mail's unsubscribe link still works (turning mail back on does not).
+    assert services.set_mail(ctx, other, "none")["mail"] == "none"
+    # The last person at the table cannot leave the game to the computer.
+    with pytest.raises(errors.Conflict) as refused:
+        services.hand_to_computer(ctx, token, "hard")
+    assert refused.value.code == "last-person"
 
 
 def test_an_away_player_can_be_handed_to_the_computer_by_another(ctx: Any) -> None:
@@ -255,6 +267,9 @@ def test_an_away_player_can_be_handed_to_the_computer_by_another(ctx: Any) -> No
         seat = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id), Seat.position == away)).one()
         seat.autopilot_streak = 3  # the autopilot moved for them three times running
         session.add(seat)
+    with pytest.raises(errors.Invalid) as weaker:
+        services.hand_to_computer(ctx, toks[0], "easy", away)  # weaker than the autopilot playing it
+    assert weaker.value.code == "invalid-level"
     view = services.hand_to_computer(ctx, toks[0], "hard", away)
     assert view["players"][away]["bot"] == "hard" and not view["players"][away]["absent"]
     assert view["players"][view["seat"]]["bot"] is None  # Ann still plays her own seat

@@ -183,6 +183,8 @@ def test_the_api_starts_a_game_with_computer_seats(client: Any, ctx: Any) -> Non
     assert response.status_code == 201
     assert [(p["name"], p["bot"]) for p in response.json["players"]] == [
         ("Ann", None), ("Ada", "easy"), ("Alan", "easy")]
-    response = client.post("/api/v1/games", json={"players": [{"bot": "easy"}, {"name": "Ann",
-                                                                                 "email": "ann@example.org"}]})
+    response = client.post("/api/v1/games", json={"players": [{"bot": "easy"}, {"bot": "hard"}]})
     assert response.status_code == 422 and response.json["error"]["code"] == "invalid-players"
+    response = client.post("/api/v1/games", json={"players": [{"bot": "easy"}, {"name": "Bob",
+                                                                                 "email": "bob@example.org"}]})
+    assert response.status_code == 201 and response.json["players"][0]["name"] == "Bob"
