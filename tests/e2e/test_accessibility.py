@@ -147,7 +147,7 @@ def test_home_sign_in_and_error_pages(audit: Audit, live: Any) -> None:
     page.locator("#email0").fill("not an address")
     page.locator("#name1").fill("Bob")
     page.locator("#email1").fill("bob@example.org")
-    submit(page, ".start-form button[type=submit]")
+    submit(page, ".start-card button[type=submit]")
     assert page.locator("#start-error").is_visible()
     audit.check(page, "home with a form error")
 

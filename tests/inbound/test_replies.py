@@ -21,7 +21,7 @@ from pbem.db import session_scope
 from pbem.models import Game, Inbound, MoveRecord, Outbox, ReplyToken, TableMessage
 from tests.support.clock import frozen_clock
 from tests.support.games import EMAILS, db_id, deadline, new_game, set_huts, to_move, two_village_position
-from tests.support.messages import caught, parts
+from tests.support.messages import caught, caught_count, newest, parts
 from tests.support.replies import ANSWERS, answers, reply_and_handle, reply_message, store, turn_mail
 from tests.support.web import csrf_from
 
@@ -82,15 +82,16 @@ def test_a_whole_two_player_game_played_only_by_replies(ctx: Any) -> None:
     while services.public_game(ctx, game_id)["status"] == "active":
         _, view, address = mover(ctx, toks)
         move = view["legal_moves"][0]
-        before = len(caught(ctx, address, kind="reply-accepted"))
+        before = caught_count(ctx, address, "reply-accepted")
         outcome, _ = reply_and_handle(ctx, address, move_line(view, move))
         assert outcome == "accepted", (moves, outcome)
         moves += 1
         assert ply_of(ctx, game_id) == view["ply"] + 1
-        accepted = caught(ctx, address, kind="reply-accepted")
-        assert len(accepted) == before + 1
-        assert f"played your move {move.replace('-', ' → ')}" in text_of(accepted[-1])
-        assert parts(accepted[-1])["images"] or not services.public_game(ctx, game_id)["huts"]
+        assert caught_count(ctx, address, "reply-accepted") == before + 1
+        accepted = newest(ctx, address, "reply-accepted")
+        assert accepted is not None
+        assert f"played your move {move.replace('-', ' → ')}" in text_of(accepted)
+        assert parts(accepted)["images"] or not services.public_game(ctx, game_id)["huts"]
         assert moves < 200
     assert services.public_game(ctx, game_id)["status"] == "finished"
     assert caught(ctx, kind="game-over")

@@ -35,6 +35,8 @@ def caught(ctx: Any, recipient: str | None = None, kind: str | None = None) -> l
     """The messages the mailbox caught, oldest first."""
     with session_scope(ctx.engine) as session:
         query = select(CaughtMail).order_by(col(CaughtMail.id))
+        if kind is not None:  # in the query: a game's mail holds many board pictures
+            query = query.where(CaughtMail.kind == kind)
         rows = session.exec(query).all()
         raws = [(r.recipient, r.kind, r.raw) for r in rows]
     out = []
@@ -45,6 +47,22 @@ def caught(ctx: Any, recipient: str | None = None, kind: str | None = None) -> l
             continue
         out.append(email.message_from_string(raw, policy=email.policy.default))
     return out  # type: ignore[return-value]
+
+
+def caught_count(ctx: Any, recipient: str, kind: str) -> int:
+    """How many messages of ``kind`` to ``recipient`` the mailbox caught (none is parsed)."""
+    with session_scope(ctx.engine) as session:
+        return len(session.exec(select(CaughtMail.id).where(
+            CaughtMail.kind == kind, col(CaughtMail.recipient).contains(recipient))).all())
+
+
+def newest(ctx: Any, recipient: str, kind: str) -> EmailMessage | None:
+    """The newest caught message of ``kind`` to ``recipient`` (only it is read and parsed)."""
+    with session_scope(ctx.engine) as session:
+        row = session.exec(select(CaughtMail).where(CaughtMail.kind == kind, col(CaughtMail.recipient).contains(recipient))
+                           .order_by(col(CaughtMail.id).desc()).limit(1)).first()
+        raw = row.raw if row is not None else None
+    return None if raw is None else email.message_from_string(raw, policy=email.policy.default)  # type: ignore[return-value]
 
 
 def parts(message: EmailMessage) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 from pbem import replies, tokens
 from pbem.db import session_scope
 from pbem.models import Inbound
-from tests.support.messages import caught
+from tests.support.messages import caught, newest
 
 ANSWERS = ("reply-accepted", "reply-refused", "reply-confirm")
 _ids = itertools.count(1)
@@ -20,9 +20,9 @@ _ids = itertools.count(1)
 
 def turn_mail(ctx: Any, address: str) -> EmailMessage:
     """The newest turn mail sent to ``address``."""
-    mails = caught(ctx, address, kind="turn")
-    assert mails, f"no turn mail for {address}"
-    return mails[-1]
+    mail = newest(ctx, address, "turn")
+    assert mail is not None, f"no turn mail for {address}"
+    return mail
 
 
 def reply_message(turn: EmailMessage, body: str, *, sender: str, to: str | None = None,
