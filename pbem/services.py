@@ -40,6 +40,8 @@ from .words import N_, n_
 
 MAIL_CHOICES = ("every", "digest", "none")
 MAX_TURN_HOURS = 24 * 30
+#: The computer's levels, as the API and the forms name them.
+LEVELS = tuple(lv.value for lv in Level)
 #: The names the computer's seats take, the first not taken by a person.
 COMPUTER_NAMES = ("Ada", "Alan", "Grace", "Konrad", "Hedy", "Edsger", "Barbara", "Donald")
 #: If no worker has moved for the computer this long after its pause, the
@@ -287,9 +289,9 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
 def _computer_player(n: int, p: dict[str, Any]) -> NewPlayer:
     """A seat for the computer: ``{"bot": "easy" | "medium" | "hard"}`` (no address)."""
     level = p.get("bot")
-    if not isinstance(level, str) or level not in {lv.value for lv in Level}:
+    if level not in LEVELS:
         raise errors.Invalid(N_("player %(number)d: the computer's level must be one of %(levels)s"), number=n,
-                             levels=", ".join(lv.value for lv in Level), code="invalid-players", player=n,
+                             levels=", ".join(LEVELS), code="invalid-players", player=n,
                              field="bot")
     if set(p) != {"bot"}:
         # Its name is made up for it, and it has no address or language to refuse.
@@ -970,9 +972,9 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
     token's own seat, or (``seat_number``) an absent player's seat, which any
     other player of the game may hand over.  The seat gets no more mail; its
     link still shows the game.  Returns the view of the token's seat."""
-    if not isinstance(level, str) or level not in {lv.value for lv in Level}:
+    if level not in LEVELS:
         raise errors.Invalid(N_("the computer's level must be one of %(levels)s"),
-                             levels=", ".join(lv.value for lv in Level), code="invalid-level", field="bot")
+                             levels=", ".join(LEVELS), code="invalid-level", field="bot")
     if seat_number is not None and (isinstance(seat_number, bool) or not isinstance(seat_number, int)):
         raise errors.BadRequest(N_("seat must be the number of a seat in this game"), code="bad-request")
     now = ctx.now()

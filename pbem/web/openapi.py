@@ -24,10 +24,9 @@ from array import array
 from functools import cache
 from typing import Any, Callable, Iterable
 
-from ..rules.computer import Level
 from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 from ..rules.views import NewGameView, SeatView, View
-from ..services import MAIL_CHOICES, MAX_TURN_HOURS
+from ..services import LEVELS, MAIL_CHOICES, MAX_TURN_HOURS
 from ..tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
 from .schema import object_schema
 
@@ -278,7 +277,7 @@ def _schemas() -> dict[str, Any]:
                                          "`Europe/Budapest`; absent or null: UTC until they choose one"},
             "bot": {"type": "null", "description": "a person (see `Computer` for a seat the computer plays)"}}},
         "Computer": {"type": "object", "required": ["bot"], "additionalProperties": False, "properties": {
-            "bot": {"enum": [lv.value for lv in Level], "description": "a seat the computer plays, at this level; it accepts "
+            "bot": {"enum": list(LEVELS), "description": "a seat the computer plays, at this level; it accepts "
                                                          "at once, gets a name of its own and no mail"}}},
         "NewGame": {"type": "object", "required": ["players"], "properties": {
             "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS,
@@ -303,7 +302,7 @@ def _schemas() -> dict[str, Any]:
                      "description": "at most the vacation days you have left in this game"}}},
         "Mail": {"type": "object", "required": ["mail"], "properties": {"mail": {"enum": list(MAIL_CHOICES)}}},
         "HandOver": {"type": "object", "required": ["bot"], "properties": {
-            "bot": {"enum": [lv.value for lv in Level], "description": "the computer's level"},
+            "bot": {"enum": list(LEVELS), "description": "the computer's level"},
             "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_PLAYERS - 1,
                      "description": "an away player's seat (as `players[].seat`); absent or null: your own"}}},
     }

@@ -32,20 +32,20 @@ def _start(ctx: Any, players: list[dict[str, Any]], *, confirmed: bool = True) -
     return game_id, toks
 
 
-def _moves(ctx: Any, game_id: str) -> list[MoveRecord]:
+def _rows(ctx: Any, model: Any, game_id: str, order: Any) -> list[Any]:
+    """The game's rows of ``model`` (moves, seats), detached from their session."""
     with session_scope(ctx.engine) as session:
-        rows = session.exec(select(MoveRecord).where(MoveRecord.game_id == db_id(session, game_id))
-                            .order_by(col(MoveRecord.ply))).all()
+        rows = session.exec(select(model).where(model.game_id == db_id(session, game_id)).order_by(order)).all()
         session.expunge_all()
         return list(rows)
+
+
+def _moves(ctx: Any, game_id: str) -> list[MoveRecord]:
+    return _rows(ctx, MoveRecord, game_id, col(MoveRecord.ply))
 
 
 def _seats(ctx: Any, game_id: str) -> list[Seat]:
-    with session_scope(ctx.engine) as session:
-        rows = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id))
-                            .order_by(col(Seat.position))).all()
-        session.expunge_all()
-        return list(rows)
+    return _rows(ctx, Seat, game_id, col(Seat.position))
 
 
 def _recipients(ctx: Any) -> list[str]:

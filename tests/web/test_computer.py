@@ -25,10 +25,6 @@ def _game_id(response: Any) -> str:
     return re.search(r"/games/(\w+)", response.headers["Location"]).group(1)
 
 
-def _ann(ctx: Any, game_id: str) -> str:
-    return next(t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == "Ann")
-
-
 def test_the_home_page_offers_the_computer(client: Any) -> None:
     page = client.get("/").get_data(as_text=True)
     for i in (1, 2, 3):
