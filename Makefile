@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(BIN)/pbem demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

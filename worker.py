@@ -1,18 +1,7 @@
-"""The Celery entry point: ``celery -A worker worker`` and ``celery -A worker beat``.
+"""The Celery entry point in a checkout: ``celery -A worker worker`` and
+``celery -A worker beat``; an installed copy uses ``-A pbem.worker``, which
+this is."""
 
-It builds the web app (configured by the ``PBEM_*`` environment variables, like
-every process of the service) and exposes its Celery app as ``celery`` and
-``app`` (the names ``celery -A`` looks for); ``flask_app`` is the Flask app the
-tasks run inside, with its database, mail transport and clock."""
-
-from pbem.config import UnsafeConfig
-from pbem.web import create_app
-
-try:
-    flask_app = create_app()
-except UnsafeConfig as e:
-    raise SystemExit(f"pbem: refusing to start: {e}") from None
-celery = flask_app.extensions["celery"]
-app = celery
+from pbem.worker import app, celery, flask_app
 
 __all__ = ["app", "celery", "flask_app"]

@@ -31,6 +31,7 @@ from sqlmodel import Session, col, select
 
 from .inbound import addresses
 from .context import Context
+from .logs import shown_address
 from .db import as_utc, session_scope
 from .models import Bounce, Game, Inbound, Outbox, Seat, table_of
 from .outbox import enqueue
@@ -170,7 +171,7 @@ def _record(ctx: Context, session: Session, inbound: Inbound, now: datetime) -> 
     outbox_id = outbox_id_of(inbound.recipient)
     row = session.get(Outbox, outbox_id) if outbox_id is not None else None
     if row is None or outbox_id is None:
-        log.info("inbound %s: a bounce for no outbox row we have (%s)", inbound.id, inbound.recipient)
+        log.info("inbound %s: a bounce for no outbox row we have (%s)", inbound.id, shown_address(inbound.recipient))
         return UNKNOWN, []
     message = email.message_from_bytes(inbound.raw, policy=email.policy.default)
     if not quotes(message, inbound.raw, row.message_id):

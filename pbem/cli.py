@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
+from . import admin_cli
 from .config import UnsafeConfig, load_config
 from .errors import ServiceError
 from .rules.playout import autopilot_match, bench_playouts
 from .rules.record import replay_text
+
+if TYPE_CHECKING:
+    from .context import Context
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("inbound", help="receive mail (replies that move, table talk, bounces) over SMTP, "
                                    "or LMTP with PBEM_INBOUND_LMTP=1, on PBEM_INBOUND_HOST:PBEM_INBOUND_PORT")
 
+    admin_cli.add_arguments(sub.add_parser("admin", help=admin_cli.HELP, description=admin_cli.HELP))
+
     args = parser.parse_args(argv)
     try:
         return _run(args)
@@ -53,6 +59,7 @@ def _run(args: argparse.Namespace) -> int:
         "db": _db,
         "demo": _demo,
         "inbound": _inbound,
+        "admin": _admin,
     }[args.command]
     return handler(args)
 
@@ -116,6 +123,16 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
+def _admin(args: argparse.Namespace) -> int:
+    def make_context() -> Context:
+        from .web import create_app  # not at the top: see _export
+
+        found: Context = create_app().extensions["pbem"]
+        return found
+
+    return admin_cli.run(args, make_context)
+
+
 def _inbound(args: argparse.Namespace) -> int:
     import logging
     import signal
@@ -125,10 +142,7 @@ def _inbound(args: argparse.Namespace) -> int:
     from .inbound.receiver import describe, receiver
     from .web import create_app  # not at the top: see _export
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # aiosmtpd logs every command; the receiver logs what it stores and refuses.
-    logging.getLogger("mail.log").setLevel(logging.WARNING)
-    app = create_app()
+    app = create_app()  # which sets up logging (pbem.logs)
     ctx = app.extensions["pbem"]
     controller = receiver(ctx, app.extensions["celery"].relay_inbound)
     try:

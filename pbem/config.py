@@ -26,6 +26,8 @@ DEFAULTS: dict[str, Any] = {
     # relay leaves new mail to the sweep for BROKER_PAUSE seconds.
     "BROKER_TIMEOUT": 5.0,
     "BROKER_PAUSE": 30.0,
+    # Seconds GET /readyz waits for the database and for the broker.
+    "READY_TIMEOUT": 2.0,
     # Unset: mail is caught in the database and shown at /mailbox.
     "SMTP_HOST": "",
     "SMTP_PORT": 25,
@@ -88,10 +90,22 @@ DEFAULTS: dict[str, Any] = {
     # time box of the hard player's search for one move.
     "BOT_DELAY": 2.0,
     "BOT_SECONDS": 0.8,
+    # Webhooks go only to https addresses that resolve to public IPs, except to
+    # these hosts (comma-separated names, compared ignoring case; http allowed
+    # too): for tests and the demo's own catcher, never for the world.
+    "WEBHOOK_ALLOW": "",
+    "LIMIT_WEBHOOKS": "10 per hour; 20 per day",  # new webhooks per seat
+    # How the processes log (pbem.logs): "text", or "json" for one JSON object a line.
+    "LOG_FORMAT": "text",
+    # GET /metrics in Prometheus's text format (pbem.metrics); with several processes
+    # on a host, set PROMETHEUS_MULTIPROC_DIR for all of them (README).
+    "METRICS": False,
 }
 
 #: The hard player's time box may be at most this long (a worker is busy for it).
 MAX_BOT_SECONDS = 30.0
+#: The values of PBEM_LOG_FORMAT (pbem.logs).
+LOG_FORMATS = ("text", "json")
 
 _BOOLS = {"1": True, "true": True, "yes": True, "on": True,
           "0": False, "false": False, "no": False, "off": False, "": False}
@@ -168,6 +182,9 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if not isinstance(box, (int, float)) or not 0 < box <= MAX_BOT_SECONDS:
         raise UnsafeConfig(f"PBEM_BOT_SECONDS={box!r}: the hard computer player's time box must be more than 0 "
                            f"and at most {MAX_BOT_SECONDS:g} seconds")
+    log_format = config.get("LOG_FORMAT", "text")
+    if log_format not in LOG_FORMATS:
+        raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")
     if config.get("DEMO"):
         return
     key = str(config.get("SECRET_KEY") or "")

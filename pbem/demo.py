@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlmodel import select
 
-from . import services
+from . import services, webhooks
 from .clock import tick
 from .config import DEV_SECRET_KEY, is_loopback
 from .db import session_scope, upgrade
@@ -41,9 +43,37 @@ def seed(ctx: Any) -> str | None:
     with session_scope(ctx.engine) as session:
         game = session.exec(select(Game).where(Game.public_id == game_id)).one()
         _, seats = services.game_and_seats(session, game.id)
-    for seat in seats:
+    for n, seat in enumerate(seats):
+        if n == 1:
+            # Petr plays on the high-contrast board: his page and his mails' pictures show it.
+            services.set_board_style(ctx, services.seat_token(ctx, seat), "contrast")
         services.accept(ctx, services.seat_token(ctx, seat))
+        if n == 0:
+            # Before the others accept: the catcher hears of the start too.
+            webhooks.add_webhook(ctx, services.seat_token(ctx, seat), "json", f"{ctx.base_url}/webhook-catcher/")
     return game_id
+
+
+def seed_finished(ctx: Any) -> str:
+    """A second demo game of the same players, played to its end at once (so
+    that the demo offers a replay, and a rematch); nobody is mailed its turns."""
+    game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
+    with session_scope(ctx.engine) as session:
+        game = session.exec(select(Game).where(Game.public_id == game_id)).one()
+        _, seats = services.game_and_seats(session, game.id)
+    tokens = [services.seat_token(ctx, seat) for seat in seats]
+    for token in tokens:
+        services.set_mail(ctx, token, "none")
+        services.accept(ctx, token)
+    # Not a secret: only which moves the demo's players make.
+    choose = random.Random(15)
+    while True:
+        views = [services.seat_view(ctx, token) for token in tokens]
+        turn = next((t, v) for t, v in zip(tokens, views) if v["your_turn"] or v["status"] != "active")
+        token, view = turn
+        if view["status"] != "active":
+            return game_id
+        services.submit_move(ctx, token, choose.choice(view["legal_moves"]), None, view["ply"])
 
 
 def _clock(ctx: Any, app: Any, stop: threading.Event, every: float) -> None:
@@ -108,15 +138,19 @@ def run_demo() -> int:
         print(f"pbem demo: refusing to listen on {host}: the demo is for this machine only "
               "(PBEM_DEMO_HOST must be 127.0.0.1 or localhost)", file=sys.stderr)
         return 2
-    overrides = {"BASE_URL": os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}"),
+    base_url = os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}")
+    overrides = {"BASE_URL": base_url,
                  "SECRET_KEY": os.environ.get("PBEM_SECRET_KEY") or DEV_SECRET_KEY,
-                 "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True, "DEMO": True}
+                 "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": True, "DEMO": True,
+                 # The demo game's webhook posts to the demo's own catcher page.
+                 "WEBHOOK_ALLOW": urlsplit(base_url).hostname or host}
     app = create_app(overrides)
     config = app.config
     upgrade(config["DATABASE_URL"])
     ctx = app.extensions["pbem"]
     with app.app_context():
         game_id = seed(ctx)
+        finished_id = seed_finished(ctx) if game_id else None
     _relay_in_background(ctx)
     _computer_in_background(ctx, float(config["BOT_DELAY"]))
     # Mail in: SMTP on this machine only (replies from the mailbox, or any mail client).
@@ -133,7 +167,10 @@ def run_demo() -> int:
     if game_id:
         who = ", ".join(f"{p['name']} ({p['language']})" for p in DEMO_PLAYERS)
         print(f"  A demo game ({game_id}) for {who} is waiting.")
+    if finished_id:
+        print(f"  A finished game:   {base}/games/{finished_id}/replay   (step through it; its page offers a rematch)")
     print(f"  Open the mailbox:  {base}/mailbox/   (every email the service sends lands here)")
+    print(f"  Webhook posts:     {base}/webhook-catcher/   (the demo game's signed JSON webhook)")
     print(f"  Start a new game:  {base}/")
     print(f"  Mail comes in at:  {describe(mail_in)}   (replies to move+…@{domain(config)})")
     print("  Stop with Ctrl-C.\n", flush=True)

@@ -53,6 +53,12 @@ class Game(SQLModel, table=True):
     # Seeds the public set-up only (huts) and the autopilot; the secret clans
     # are drawn from the system's random source and depend on nothing stored.
     seed: int = Field(default=0)
+    #: The finished game this one is the rematch of ("Play again"): unique, so
+    #: that two clicks, or two players clicking at once, make one rematch.
+    rematch_of: int | None = Field(default=None, foreign_key="game.id", unique=True, index=True)
+    #: When the players' ratings took this game's result (``pbem.ratings``):
+    #: set once, guarded like a move, so a result is never counted twice.
+    rated_at: datetime | None = Field(default=None, sa_column=_when())
 
 
 class Seat(SQLModel, table=True):
@@ -87,6 +93,16 @@ class Seat(SQLModel, table=True):
     #: computer has no address, and no seat the computer plays is ever mailed.
     bot: str | None = Field(default=None, max_length=8)
     bot_from: int | None = Field(default=None)
+    #: How this player's board is drawn, on their page and in their mail's picture
+    #: (``pbem.drawing.style.BOARD_STYLES``: ``standard`` or ``contrast``).
+    board_style: str = Field(default="standard", max_length=16)
+    #: Their Discord user id (digits only), for the game's Discord webhooks to
+    #: mention them when it is their turn; ``None``: no mention.
+    discord_id: str | None = Field(default=None, max_length=20)
+    #: The seat's result, written with the move that ends the game (the players'
+    #: stats read these rather than every finished game's position).
+    final_score: int | None = Field(default=None)
+    won: bool | None = Field(default=None)
 
 
 class MoveRecord(SQLModel, table=True):
@@ -163,6 +179,24 @@ class Suppression(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     address_hash: str = Field(max_length=64, unique=True, index=True)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Rating(SQLModel, table=True):
+    """A player's rating (OpenSkill, Plackett-Luce) and whether they chose to see
+    it and their stats, by address.  Only the address's SHA-256 is kept: the row
+    is found from a signed-in address or a seat's, never listed."""
+
+    __tablename__ = "rating"
+
+    id: int | None = Field(default=None, primary_key=True)
+    address_hash: str = Field(max_length=64, unique=True, index=True)
+    #: Chosen on the signed-in dashboard; the rating is shown only then.
+    opted_in: bool = Field(default=False)
+    mu: float = Field(default=25.0)
+    sigma: float = Field(default=25.0 / 3)
+    #: Games rated (a rating is provisional before ``ratings.SHOWN_AFTER``).
+    games: int = Field(default=0)
+    updated_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
 
 
 class Bounce(SQLModel, table=True):
@@ -244,3 +278,27 @@ class CaughtMail(SQLModel, table=True):
     message_id: str = Field(max_length=200)
     raw: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Webhook(SQLModel, table=True):
+    """A game's webhook, set by one of its players: each turn, the start and the
+    end are posted there (``pbem.webhooks``), from the public view only."""
+
+    __tablename__ = "webhook"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    #: The seat that set it: told by mail if it is switched off, the only one who may remove it.
+    seat_id: int = Field(foreign_key="seat.id")
+    # discord | slack | json
+    kind: str = Field(max_length=8)
+    url: str = Field(max_length=500)
+    #: A json webhook's signing secret is HMAC-derived from the secret key and this
+    #: salt (as seat tokens are): shown once, never stored.
+    secret_salt: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    #: When the current run of failures began (``None`` while it delivers).
+    first_failure_at: datetime | None = Field(default=None, sa_column=_when())
+    last_error: str | None = Field(default=None, max_length=300)
+    #: Switched off after failing for a day; nothing more goes to it.
+    disabled_at: datetime | None = Field(default=None, sa_column=_when())

@@ -16,7 +16,11 @@ from .models import Outbox, table_of
 
 KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest", "link",
          # Answers to mail the service received, table talk, and "we cannot reach X".
-         "reply-accepted", "reply-refused", "reply-confirm", "talk", "unreachable")
+         "reply-accepted", "reply-refused", "reply-confirm", "talk", "unreachable",
+         # A post to a game's webhook (recipient "webhook:ID"), and "we switched your webhook off".
+         "webhook", "webhook-off",
+         # "The operator cancelled this game" (pbem admin cancel).
+         "cancelled")
 
 
 @lru_cache(maxsize=None)

@@ -21,9 +21,10 @@ from sqlalchemy.orm import object_session
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from . import errors, rules, tokens
+from . import errors, metrics, ratings, rules, tokens, webhook_events
 from .context import Context
 from .db import as_utc, session_scope
+from .drawing.style import BOARD_STYLES
 from .language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTimeZone, clean_language,
                        clean_time_zone)
 from .models import Bounce, Game, Login, MoveRecord, Outbox, Seat, Suppression, table_of
@@ -164,7 +165,7 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
         return {**public, "players": players, **facts}
     view: SeatView = {**own, "players": players, **facts, "mail": viewer.mail,
                       "vacation_days_left": viewer.vacation_days_left, "language": viewer.language,
-                      "time_zone": viewer.time_zone}
+                      "time_zone": viewer.time_zone, "board_style": viewer.board_style}
     return view
 
 
@@ -308,14 +309,16 @@ def _name_computers(players: list[NewPlayer]) -> list[NewPlayer]:
 
 
 def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None,
-               *, confirmed: bool = False) -> str:
+               *, confirmed: bool = False, rematch_of: int | None = None) -> str:
     """Create a game and invite its players; it starts when all have accepted.
     Returns the game's public id.
 
     The first player is the one starting it.  Nobody else is mailed because an
     anonymous visitor asked: only the first player's invitation goes out, asking
     them to confirm, and the others' go when they accept.  ``confirmed``: the
-    request comes from the first player signed in, so every invitation goes now."""
+    request comes from the first player signed in, so every invitation goes now.
+    ``rematch_of``: the finished game this one replays (:mod:`pbem.rematch`);
+    a game has one rematch, so a second is refused (``rematch-exists``)."""
     hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
         raise errors.Invalid(N_("turn time must be 1 to %(max)d hours"), max=MAX_TURN_HOURS, code="invalid-turn-hours",
@@ -328,9 +331,15 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
             ctx.limit("LIMIT_CONFIRMED_GAMES", [players[0].email])
         else:
             ctx.limit("LIMIT_CONFIRMATIONS", [players[0].email])
-        game = Game(public_id=tokens.public_id(), turn_hours=hours, created_at=now, seed=secrets.randbits(31))
+        game = Game(public_id=tokens.public_id(), turn_hours=hours, created_at=now, seed=secrets.randbits(31),
+                    rematch_of=rematch_of)
         session.add(game)
-        session.flush()
+        try:
+            session.flush()
+        except IntegrityError:
+            if rematch_of is None:
+                raise
+            raise errors.Conflict(N_("a rematch of this game has started already"), code="rematch-exists") from None
         assert game.id is not None  # the flush gave it one
         seats = []
         for position, p in enumerate(players):
@@ -501,17 +510,21 @@ def _deadline(ctx: Context, game: Game, seats: Sequence[Seat], position: rules.G
 
 def _turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], position: rules.Game,
                now: datetime) -> list[int | None]:
-    """The messages a new position calls for: the next player's turn, or the end."""
+    """The messages a new position calls for: the next player's turn, or the end
+    (and the posts to the game's webhooks: the start, a person's turn, the end)."""
     turn = position.turn
+    event = webhook_events.event_of(position.ply, turn is None, seats, turn)
+    posts = [] if event is None else webhook_events.enqueue_posts(session, game, event, base_url=ctx.base_url,
+                                                                  now=now)
     if turn is None:  # the game is over
-        return [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id,
-                        base_url=ctx.base_url, now=now, game_id=game.id)
-                for s in seats if s.bot is None]
+        return posts + [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id,
+                                base_url=ctx.base_url, now=now, game_id=game.id)
+                        for s in seats if s.bot is None]
     seat = seats[turn]
     if seat.mail != "every" or seat.bot is not None:
-        return []
-    return [enqueue(session, kind="turn", event=f"ply:{position.ply}", recipient=seat.email,
-                    seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
+        return posts
+    return posts + [enqueue(session, kind="turn", event=f"ply:{position.ply}", recipient=seat.email,
+                            seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
 
 
 # -- moving -------------------------------------------------------------------
@@ -522,6 +535,17 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
     """Validate a move with the rules and store it in one transaction guarded by
     ``ply``; returns the mover's new view.  Resubmitting a move that was already
     accepted returns the current view and changes nothing."""
+    try:
+        view = _submit_move(ctx, token, move, order, ply, strict=strict)
+    except errors.ServiceError as e:
+        metrics.move(e.code)
+        raise
+    metrics.move("accepted")
+    return view
+
+
+def _submit_move(ctx: Context, token: object, move: object, order: object, ply: object,
+                 *, strict: bool = False) -> SeatView:
     if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
         raise errors.BadRequest(N_("ply must be the number of moves you saw (a whole number)"), code="bad-request")
     try:
@@ -597,6 +621,9 @@ def _store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], s
         game_id=game.id, ply=old_ply, position=seat.position, move=str(move),
         order=json.dumps(order) if order is not None else None, by_autopilot=autopilot, created_at=now,
     ))
+    if over:
+        # The results and the ratings, with the move that ends the game (and only it).
+        ratings.record_end(session, game, seats, position, now)
     return _turn_mail(ctx, session, game, seats, position, now)
 
 
@@ -642,6 +669,18 @@ def set_language(ctx: Context, token: object, language: object, time_zone: objec
         seat.language = code
         if zone_name:
             seat.time_zone = zone_name
+        session.add(seat)
+        return game_view(ctx, game, seats, seat)
+
+
+def set_board_style(ctx: Context, token: object, style: object) -> SeatView:
+    """Choose how this seat's page and the picture in its mail draw the board."""
+    if not isinstance(style, str) or style not in BOARD_STYLES:
+        raise errors.Invalid(N_("the board style must be one of %(choices)s"), choices=", ".join(BOARD_STYLES),
+                             code="invalid-style", field="style")
+    with session_scope(ctx.engine) as session:
+        seat, game, seats = _seat_and_game(session, token)
+        seat.board_style = style
         session.add(seat)
         return game_view(ctx, game, seats, seat)
 
@@ -961,7 +1000,8 @@ def computer_move(ctx: Context, game_id: int, ply: int, *, seconds: float | None
         if outbox is None:
             return None  # another worker stored it first
         computer = _computer_turn(game, seats)
-    log.info("the computer (%s) played move %d of game %s", level.value, ply + 1, game_id)
+    log.info("the computer (%s) played move %d of game %s", level.value, ply + 1, game.public_id,
+             extra={"game": game.public_id})
     ctx.relay(outbox)
     _hand_on(ctx, computer)
     return str(move)
@@ -1020,7 +1060,8 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
             session.exec(update(Game).where(col(Game.id) == game.id, col(Game.ply) == game.ply)
                          .values(deadline=_deadline(ctx, game, seats, position, now), reminded_for=None))
             session.refresh(game)
-        log.info("seat %d of game %s handed to the computer (%s)", target.position, game.id, level)
+        log.info("seat %d of game %s handed to the computer (%s)", target.position, game.public_id, level,
+                 extra={"game": game.public_id})
         view = game_view(ctx, game, seats, seat)
         computer = _computer_turn(game, seats)
     _hand_on(ctx, computer)

@@ -222,6 +222,9 @@ def celery_init_app(app: Flask) -> Celery:
         worker_cancel_long_running_tasks_on_connection_loss=True,
         timezone="UTC",
         enable_utc=True,
+        # create_app set up logging already (pbem.logs: the format, the masking):
+        # the worker keeps it rather than putting its own handler in its place.
+        worker_hijack_root_logger=False,
         beat_schedule=beat_schedule(),
     )
     celery.set_default()

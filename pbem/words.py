@@ -292,6 +292,18 @@ def mail_labels(w: Words = ENGLISH) -> dict[str, str]:
     return {k: w._(v) for k, v in _MAIL_LABELS.items()}
 
 
+# The keys are pbem.drawing.style.BOARD_STYLES (words may not import drawing).
+_BOARD_STYLE_LABELS = {
+    "standard": N_("Standard"),
+    "contrast": N_("High contrast, with terrain patterns"),
+}
+
+
+def board_style_labels(w: Words = ENGLISH) -> dict[str, str]:
+    """The board styles a player may choose, each with its label."""
+    return {k: w._(v) for k, v in _BOARD_STYLE_LABELS.items()}
+
+
 def sentence(message: str) -> str:
     """A message as a sentence.
 

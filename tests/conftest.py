@@ -15,6 +15,7 @@ from sqlalchemy import text
 
 from pbem.db import make_engine, upgrade
 from tests.support.config import POSTGRES_ADMIN, REDIS_URL, TABLES, app_config, unavailable
+from tests.support.receiver import Receiver
 from tests.support.smtp import SmtpServer
 
 
@@ -88,6 +89,29 @@ def client(app: Any) -> Any:
 @pytest.fixture
 def ctx(app: Any) -> Any:
     return app.extensions["pbem"]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A real HTTP server on 127.0.0.1 that keeps the posts it gets (webhooks)."""
+    server = Receiver().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def hook_app(database_url: str) -> Iterator[Any]:
+    """The app on each backend, with webhooks allowed to 127.0.0.1 (the receiver)."""
+    from pbem.web import create_app
+
+    app = create_app(app_config(database_url, WEBHOOK_ALLOW="127.0.0.1"))
+    yield app
+    app.extensions["pbem"].engine.dispose()
+
+
+@pytest.fixture
+def hctx(hook_app: Any) -> Any:
+    return hook_app.extensions["pbem"]
 
 
 @pytest.fixture(scope="session")

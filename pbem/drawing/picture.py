@@ -15,20 +15,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from pbem.rules.board import Board
 from pbem.rules.tables import CLANS
 
-from .layout import Point, drawing, lay_out
+from .layout import Point, Shape, drawing, lay_out
+from .marks import font_scale, outline, reach, text_at
 from .style import (
     ARROW_HALO_W,
     ARROW_W,
     BACKGROUND,
     BADGE_EDGE_W,
     BADGE_FONT,
-    BORDER,
-    BORDER_W,
     EMPTY_NUMBER_COLOUR,
     HIGHLIGHT_W,
     LAKE_EDGE_W,
@@ -37,16 +36,11 @@ from .style import (
     NUMBER_COLOUR,
     NUMBER_FONT,
     NUMBER_HALO,
-    NUMBER_HALO_PNG_W,
     RIVER,
     RIVER_W,
+    TERRAIN_PATTERNS,
     TOKEN_EDGE,
-    TOKEN_EDGE_W,
-    TOKEN_FONT,
     TOKEN_R,
-    TOKEN_SHADOW,
-    TOKEN_SHADOW_W,
-    TWO_DIGIT_FONT,
     VILLAGE_EDGE,
     VILLAGE_FILL,
     VILLAGE_OUTLINE,
@@ -54,7 +48,11 @@ from .style import (
     VILLAGE_W,
     WATER,
     WATER_EDGE,
+    STANDARD,
+    BoardStyle,
+    board_style,
     clan_colour,
+    clan_mark,
     clan_text_colour,
     terrain_colour,
 )
@@ -83,17 +81,21 @@ def _scaled(points: Sequence[Point], k: float) -> list[PxPoint]:
 
 
 @lru_cache(maxsize=8)
-def _base(board: Board, width: int) -> _Base:
+def _base(board: Board, width: int, look: BoardStyle) -> _Base:
     d = drawing(board)
     scale = width / d.size[0]
     height = max(1, round(d.size[1] * scale))
     k = scale * SUPERSAMPLE
     big = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE), BACKGROUND)
     draw = ImageDraw.Draw(big)
-    border = max(1, round(BORDER_W * k))
+    for s in d.territories:
+        draw.polygon(_scaled(s.outline, k), fill=terrain_colour(s.terrain))
+    if look.patterns:
+        _draw_patterns(big, d.territories, k)
+    border = max(1, round(look.border_w * k))
     for s in d.territories:
         pts = _scaled(s.outline, k)
-        draw.polygon(pts, fill=terrain_colour(s.terrain), outline=BORDER, width=border)
+        draw.polygon(pts, outline=look.border, width=border)
     river = max(1, round(RIVER_W * k))
     for r in d.rivers:
         pts = _scaled(r, k)
@@ -107,29 +109,79 @@ def _base(board: Board, width: int) -> _Base:
     return _Base(image, scale, outlines)
 
 
+def _draw_patterns(img: Image.Image, territories: Sequence[Shape], k: float) -> None:
+    """The high-contrast board's terrain patterns (style.TERRAIN_PATTERNS), as the
+    SVG draws them: each terrain's pattern over the whole picture, kept to its
+    territories by a mask."""
+    for terrain, (kind, gap, colour, opacity, width) in TERRAIN_PATTERNS.items():
+        shapes = [s for s in territories if s.terrain == terrain]
+        if not shapes:
+            continue
+        mask = Image.new("L", img.size, 0)
+        area = ImageDraw.Draw(mask)
+        for s in shapes:
+            area.polygon(_scaled(s.outline, k), fill=255)
+        ink = Image.new("L", img.size, 0)
+        pen = ImageDraw.Draw(ink)
+        step, w = gap * k, max(1, round(width * k))
+        cols, rows = int(img.width / step) + 2, int(img.height / step) + 2
+        if kind == "dots":
+            r = width * k
+            for i in range(cols):
+                for j in range(rows):
+                    x, y = (i + 0.5) * step, (j + 0.5) * step
+                    pen.ellipse((x - r, y - r, x + r, y + r), fill=255)
+        elif kind == "diagonal":
+            for i in range(cols + rows):
+                x = i * step
+                pen.line(((x, 0), (x - img.height, img.height)), fill=255, width=w)
+        else:
+            for j in range(rows):
+                y = (j + 0.5) * step
+                pen.line(((0, y), (img.width, y)), fill=255, width=w)
+        alpha = ImageChops.multiply(mask, ink.point(lambda v: round(v * opacity)))
+        img.paste(colour, (0, 0, img.width, img.height), alpha)
+
+
 @lru_cache(maxsize=16)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
 @lru_cache(maxsize=512)
-def _token(clan_fill: str, text_fill: str, count: int, radius_px: float) -> Image.Image:
-    """A hut token sprite (RGBA): shadow, clan disc with a light edge, the count."""
+def _token(clan: str, count: int, radius_px: float, look: BoardStyle) -> Image.Image:
+    """A hut token sprite (RGBA), centred on the token: the dark ring, the clan's
+    shape (style.CLAN_MARKS) with a light edge, the count."""
     k = SUPERSAMPLE
-    outer = radius_px + TOKEN_SHADOW_W * radius_px / TOKEN_R
-    side = int(2 * outer + 2)
+    u = radius_px / TOKEN_R  # pixels per board unit
+    mark = clan_mark(clan)
+    ring = look.token_shadow_w * u * k
+    side = int(2 * max(reach(mark, radius_px, look.token_shadow_w * u)) + 3)
     img = Image.new("RGBA", (side * k, side * k), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     c = side * k / 2
-    ro, r = outer * k, radius_px * k
-    draw.ellipse((c - ro, c - ro, c + ro, c + ro), fill=TOKEN_SHADOW)
-    edge = max(1, round(TOKEN_EDGE_W * radius_px / TOKEN_R * k))
-    draw.ellipse((c - r, c - r, c + r, c + r), fill=TOKEN_EDGE)
-    draw.ellipse((c - r + edge, c - r + edge, c + r - edge, c + r - edge), fill=clan_fill)
+    r = radius_px * k
+    edge = max(1, round(look.token_edge_w * u * k))
+    corners = outline(mark, (c, c), r)
+    if not corners:
+        ro = r + ring
+        draw.ellipse((c - ro, c - ro, c + ro, c + ro), fill=look.token_shadow)
+        draw.ellipse((c - r, c - r, c + r, c + r), fill=TOKEN_EDGE)
+        draw.ellipse((c - r + edge, c - r + edge, c + r - edge, c + r - edge), fill=clan_colour(clan))
+    else:
+        # The ring is round at the corners, as the SVG's.
+        draw.polygon(corners, fill=look.token_shadow)
+        draw.line([*corners, corners[0], corners[1]], fill=look.token_shadow, width=round(2 * ring),
+                  joint="curve")
+        for x, y in corners:
+            draw.ellipse((x - ring, y - ring, x + ring, y + ring), fill=look.token_shadow)
+        draw.polygon(corners, fill=TOKEN_EDGE)
+        draw.polygon(outline(mark, (c, c), r, -edge), fill=clan_colour(clan))
     digits = str(count)
-    size = TOKEN_FONT * radius_px / TOKEN_R * (1.0 if len(digits) < 2 else TWO_DIGIT_FONT) * k
+    size = look.token_font * u * font_scale(mark, len(digits)) * k
+    text_fill = clan_text_colour(clan)
     draw.text(
-        (c, c),
+        text_at(mark, (c, c), r),
         digits,
         fill=text_fill,
         font=_font(round(size)),
@@ -161,12 +213,15 @@ def _paste_label(img: Image.Image, at: PxPoint, text: str, fill: str, halo: str,
     img.paste(sprite, (round(at[0]) + dx, round(at[1]) + dy), sprite)
 
 
-def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH) -> Image.Image:
-    """The picture as an RGB image (``board_png`` encodes it)."""
+def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH,
+           style: str | BoardStyle | None = None) -> Image.Image:
+    """The picture as an RGB image (``board_png`` encodes it), in the board style
+    ``style`` (a name of ``style.BOARD_STYLES``; ``None``: standard)."""
+    look = board_style(style)
     width = int(width)
     if width < 1:
         raise ValueError("width must be positive")
-    base = _base(board, width)
+    base = _base(board, width, look)
     s = base.scale
     pic = lay_out(board, view)
     scene = pic.scene
@@ -200,7 +255,7 @@ def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WID
 
     number_size = max(8, round(NUMBER_FONT * s))
     badge_font = _font(max(7, round(BADGE_FONT * s)))
-    halo_w = max(1, round(NUMBER_HALO_PNG_W * s))
+    halo_w = max(1, round(look.number_halo_png_w * s))
     radius = TOKEN_R * s
     for tid, lay in pic.layouts.items():
         empty = tid not in scene.huts
@@ -221,23 +276,26 @@ def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WID
             draw.text((bx, by), b.text, fill=VILLAGE_TEXT, font=badge_font, anchor="mm",
                       stroke_width=1 if s >= 1 else 0, stroke_fill=VILLAGE_TEXT)
         for t in lay.tokens:
-            sprite = _token(clan_colour(t.clan), clan_text_colour(t.clan), t.count, radius)
+            sprite = _token(t.clan, t.count, radius, look)
             half = sprite.width / 2
             img.paste(sprite, (round(t.centre[0] * s - half), round(t.centre[1] * s - half)), sprite)
     return img
 
 
-def board_png(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH) -> bytes:
+def board_png(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH,
+              style: str | BoardStyle | None = None) -> bytes:
     """The board in the position ``view`` as PNG bytes, ``width`` pixels wide (height by
-    the board's aspect ratio); a palette image, small enough to attach to an email."""
-    img = render(board, view, width=width)
+    the board's aspect ratio); a palette image, small enough to attach to an email.
+    ``style`` as for :func:`render`."""
+    look = board_style(style)
+    img = render(board, view, width=width, style=look)
     # Mapping onto a palette made once per board is several times faster than
     # choosing a palette for every picture, and the pictures look the same.
-    return palette_png(img.quantize(palette=_palette(board, width), dither=Image.Dither.NONE))
+    return palette_png(img.quantize(palette=_palette(board, width, look), dither=Image.Dither.NONE))
 
 
 @lru_cache(maxsize=8)
-def _palette(board: Board, width: int) -> Image.Image:
+def _palette(board: Board, width: int, look: BoardStyle = STANDARD) -> Image.Image:
     """A palette for every picture of this board: chosen from a picture holding
     every colour one can show (every clan's tokens, villages, the last move)."""
     ids = list(board.ids)
@@ -250,5 +308,5 @@ def _palette(board: Board, width: int) -> Image.Image:
     first = next(t for t in ids if str(t) in huts)
     second = min(board.neighbours(first))
     sample = render(board, {"huts": huts, "villages": villages, "last_move": f"{second}-{first}"},
-                    width=width)
+                    width=width, style=look)
     return sample.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)

@@ -8,6 +8,8 @@ globals and, for ``static/style.css`` and ``static/play.js``, as CSS custom prop
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # --------------------------------------------------------------------------------------
 # Palette
 # --------------------------------------------------------------------------------------
@@ -25,16 +27,40 @@ WATER_EDGE = "#2c6aa6"
 RIVER = "#3c82c8"
 BACKGROUND = "#5b9bd5"
 
+#: Checked for colour-blind players by tests/drawing/test_vision.py (every pair
+#: apart as seen with protanopia, deuteranopia and tritanopia): the red is darker
+#: and the green bluer than the plain ones, which a deuteranope could not tell apart.
 CLAN_COLOURS: dict[str, str] = {
-    "red": "#d7263d",
+    "red": "#b51f24",
     "yellow": "#ffd60a",
-    "green": "#2fa84f",
+    "green": "#2ea866",
     "blue": "#1f5ed6",
     "black": "#1c1c1c",
 }
+#: The shape of each clan's hut tokens, so that colour is never the only sign of a
+#: clan: the same in every language, and legible at any size of the mailed picture.
+#: Clans whose colours dichromats confuse most (red-green, red-black, green-yellow,
+#: green-blue) get the least alike shapes; the two rounder ones, circle and hexagon,
+#: go to yellow and black, which nobody confuses.
+CLAN_MARKS: dict[str, str] = {
+    "red": "diamond",
+    "yellow": "circle",
+    "green": "triangle",
+    "blue": "square",
+    "black": "hexagon",
+}
+#: The marks as characters, for legends written in text (the mails' score chips).
+MARK_GLYPHS: dict[str, str] = {
+    "diamond": "\u25c6",
+    "circle": "\u25cf",
+    "triangle": "\u25b2",
+    "square": "\u25a0",
+    "hexagon": "\u2b22",
+}
+UNKNOWN_MARK = "circle"
 #: Text drawn on a clan's colour (board tokens, the mails' clan chips): light on
-#: dark clans, dark on yellow and green (white on this green is 3.1:1, under
-#: WCAG AA's 4.5:1; dark is 5.5:1).
+#: dark clans, dark on yellow and green (white on this green is 3.0:1, under
+#: WCAG AA's 4.5:1; dark is 5.6:1; tests/drawing/test_vision.py checks every pair).
 CLAN_TEXT: dict[str, str] = {
     "red": "#ffffff",
     "yellow": "#1c1c1c",
@@ -83,8 +109,10 @@ BORDER_W = 1.2
 RIVER_W = 4.5
 HIGHLIGHT_W = 5.0
 VILLAGE_W = 3.0
-#: Label blocks are kept this far inside the board's edges.
-EDGE_MARGIN = 2.0
+#: Label blocks are kept this far inside the board's edges: the blocks are laid
+#: out with round tokens of TOKEN_R, and the corners of the pointed marks (the
+#: diamond's and the triangle's, with their ring) reach 2.8 further.
+EDGE_MARGIN = 3.5
 SELECTED_W = 6.0
 TARGET_W = 4.0
 ARROW_W = 7.0
@@ -196,6 +224,69 @@ def css_properties() -> str:
 
 #: :func:`css_properties`, made once (every page writes it).
 CSS_ROOT = css_properties()
+
+
+# --------------------------------------------------------------------------------------
+# Board styles: a player may choose high contrast on their seat page (Seat.board_style)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardStyle:
+    """What differs between the standard board and the high-contrast one."""
+
+    name: str
+    border: str
+    border_w: float
+    #: The dark ring around a hut token (outside its shape) and the light edge inside it.
+    token_shadow: str
+    token_shadow_w: float
+    token_edge_w: float
+    token_font: float
+    number_halo_w: float
+    number_halo_png_w: float
+    #: Terrains drawn with a pattern as well as a colour (TERRAIN_PATTERNS).
+    patterns: bool
+
+
+STANDARD = BoardStyle("standard", BORDER, BORDER_W, TOKEN_SHADOW, TOKEN_SHADOW_W, TOKEN_EDGE_W,
+                      TOKEN_FONT, NUMBER_HALO_W, NUMBER_HALO_PNG_W, patterns=False)
+#: High contrast: black borders twice as thick, black token rings, a wider light
+#: edge, bigger counts (the marks scale them to what each shape holds), wider
+#: halos, and a pattern on each terrain but grassland (steppe and grassland are
+#: only 5.8 CIEDE2000 apart for a deuteranope).  The ring stays within
+#: TOKEN_GAP / 2, so that round neighbours still only touch.
+CONTRAST = BoardStyle("contrast", "#000000", 2.6, "#000000", TOKEN_GAP / 2, 2.2,
+                      19.0, 4.5, 2.0, patterns=True)
+BOARD_STYLES: dict[str, BoardStyle] = {s.name: s for s in (STANDARD, CONTRAST)}
+
+#: The patterns of the high-contrast board, in board units: (kind, spacing, colour,
+#: opacity, width).  Light marks on the dark forest, dark ones on the light terrains.
+TERRAIN_PATTERNS: dict[str, tuple[str, float, str, float, float]] = {
+    "mountain": ("diagonal", 9.0, "#000000", 0.45, 1.6),
+    "forest": ("dots", 9.0, "#ffffff", 0.6, 1.7),
+    "steppe": ("horizontal", 7.0, "#000000", 0.35, 1.4),
+}
+
+
+def board_style(name: str | BoardStyle | None) -> BoardStyle:
+    """The style called ``name`` (``None``: standard); an unknown name is a ValueError."""
+    if isinstance(name, BoardStyle):
+        return name
+    if name is None:
+        return STANDARD
+    try:
+        return BOARD_STYLES[name]
+    except KeyError:
+        raise ValueError(f"unknown board style {name!r}") from None
+
+
+def clan_mark(clan: str) -> str:
+    return CLAN_MARKS.get(clan, UNKNOWN_MARK)
+
+
+def clan_glyph(clan: str) -> str:
+    return MARK_GLYPHS[clan_mark(clan)]
 
 
 def clan_colour(clan: str) -> str:

@@ -22,6 +22,7 @@ from pbem.rules.tables import EPOCHS
 from pbem.words import ENGLISH, Words
 
 from .layout import Point, Scene, Shape, as_int, lay_out
+from .marks import font_scale, outline, text_at
 from .style import (
     ARROW_HALO_W,
     ARROW_HEAD_EDGE_W,
@@ -30,8 +31,6 @@ from .style import (
     BADGE_EDGE_W,
     BADGE_FONT,
     BOARD_CSS,
-    BORDER,
-    BORDER_W,
     EMPTY_NUMBER_COLOUR,
     FONT_FAMILY,
     FONT_WEIGHT,
@@ -42,7 +41,6 @@ from .style import (
     NUMBER_COLOUR,
     NUMBER_FONT,
     NUMBER_HALO,
-    NUMBER_HALO_W,
     RIVER,
     RIVER_W,
     SELECTED,
@@ -50,13 +48,9 @@ from .style import (
     TARGET,
     TARGET_DASH,
     TARGET_W,
+    TERRAIN_PATTERNS,
     TOKEN_EDGE,
-    TOKEN_EDGE_W,
-    TOKEN_FONT,
     TOKEN_R,
-    TOKEN_SHADOW,
-    TOKEN_SHADOW_W,
-    TWO_DIGIT_FONT,
     VILLAGE_DASH,
     VILLAGE_EDGE,
     VILLAGE_FILL,
@@ -65,7 +59,10 @@ from .style import (
     VILLAGE_W,
     WATER,
     WATER_EDGE,
+    BoardStyle,
+    board_style,
     clan_colour,
+    clan_mark,
     clan_text_colour,
     terrain_colour,
 )
@@ -124,6 +121,75 @@ def _ints(values: Iterable[int]) -> set[int]:
     return out
 
 
+def _shape(mark: str, centre: Point, grow: float, attrs: str) -> str:
+    """The mark's outline as an SVG element (a circle, or a polygon)."""
+    corners = outline(mark, centre, TOKEN_R, grow)
+    if not corners:
+        return (f'<circle cx="{_f(centre[0])}" cy="{_f(centre[1])}" r="{_f(TOKEN_R + grow)}" {attrs}/>')
+    points = " ".join(f"{_f(x)},{_f(y)}" for x, y in corners)
+    return f'<polygon points="{points}" {attrs}/>'
+
+
+def _token(clan: str, count: int, centre: Point, look: BoardStyle) -> str:
+    """A hut token: the dark ring, the clan's shape with its light edge inside it,
+    and the count."""
+    mark = clan_mark(clan)
+    digits = str(count)
+    font = look.token_font * font_scale(mark, len(digits))
+    tx, ty = text_at(mark, centre, TOKEN_R)
+    edge = look.token_edge_w
+    return (
+        f'<g class="hut" data-clan={quoteattr(clan)} data-mark="{mark}">'
+        # The ring: round at the corners, so that it reaches no further there than along the edges.
+        + (_shape(mark, centre, look.token_shadow_w, f'fill="{look.token_shadow}"') if mark == "circle" else
+           _shape(mark, centre, 0.0, f'fill="{look.token_shadow}" stroke="{look.token_shadow}" '
+                  f'stroke-width="{_f(2 * look.token_shadow_w)}" stroke-linejoin="round"'))
+        # The edge's stroke is centred on the outline: half an edge in, it lies inside.
+        + _shape(mark, centre, -edge / 2, f'fill="{clan_colour(clan)}" stroke="{TOKEN_EDGE}" '
+                 f'stroke-width="{_f(edge)}"')
+        + f'<text x="{_f(tx)}" y="{_f(ty)}" dy=".35em" text-anchor="middle" font-size="{_f(font)}" '
+        f'font-weight="{FONT_WEIGHT}" fill="{clan_text_colour(clan)}">{digits}</text></g>'
+    )
+
+
+def clan_icon(clan: str, *, css_class: str = "swatch") -> str:
+    """The clan's hut token without a count, as a small inline ``<svg>`` for legends
+    and score lists (sized by CSS; decorative: the clan's name goes next to it)."""
+    look = board_style(None)
+    reach = TOKEN_R * 1.45 + look.token_shadow_w
+    edge = look.token_edge_w
+    mark = clan_mark(clan)
+    box = f"{_f(-reach)} {_f(-reach)} {_f(2 * reach)} {_f(2 * reach)}"
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" data-mark="{mark}" viewBox="{box}" '
+            'aria-hidden="true" focusable="false">'
+            + _shape(mark, (0.0, 0.0), look.token_shadow_w + 1.0, f'fill="{look.token_shadow}"')
+            + _shape(mark, (0.0, 0.0), -edge / 2, f'fill="{clan_colour(clan)}" stroke="{TOKEN_EDGE}" '
+                     f'stroke-width="{_f(edge)}"')
+            + "</svg>")
+
+
+def _patterns(territories: Iterable[Shape]) -> list[str]:
+    """The high-contrast board's terrain patterns: a pattern per terrain, and each
+    territory of a patterned terrain filled with it (over its colour)."""
+    out = ['<defs>']
+    for terrain, (kind, gap, colour, opacity, width) in TERRAIN_PATTERNS.items():
+        g = _f(gap)
+        if kind == "dots":
+            body = (f'<circle cx="{_f(gap / 2)}" cy="{_f(gap / 2)}" r="{_f(width)}" fill="{colour}" '
+                    f'fill-opacity="{opacity:g}"/>')
+        else:
+            d = f"M0 {g}L{g} 0" if kind == "diagonal" else f"M0 {_f(gap / 2)}H{g}"
+            body = (f'<path d="{d}" stroke="{colour}" stroke-opacity="{opacity:g}" '
+                    f'stroke-width="{_f(width)}" stroke-linecap="square"/>')
+        out.append(f'<pattern id="pattern-{terrain}" patternUnits="userSpaceOnUse" width="{g}" '
+                   f'height="{g}">{body}</pattern>')
+    out.append('</defs><g class="terrain-patterns" stroke="none">')
+    out.extend(f'<path data-for="{s.id}" fill="url(#pattern-{s.terrain})" d="{_path(s.outline)}"/>'
+               for s in territories if s.terrain in TERRAIN_PATTERNS)
+    out.append("</g>")
+    return out
+
+
 def board_svg(
     board: Board,
     view: Mapping[str, object],
@@ -134,6 +200,7 @@ def board_svg(
     selected: int | None = None,
     title: str | None = None,
     w: Words = ENGLISH,
+    style: str | BoardStyle | None = None,
 ) -> str:
     """A standalone ``<svg>`` of the board in the position ``view``.
 
@@ -141,7 +208,9 @@ def board_svg(
     those in ``selectable``/``targets`` and ``selected`` get the classes ``selectable``,
     ``target`` and ``selected``.  Labels and overlays ignore pointer events, so a click
     anywhere on a territory reaches its path.  The titles people read are in ``w``'s
-    language (English by default)."""
+    language (English by default).  ``style`` is a name of ``style.BOARD_STYLES``
+    (``None``: standard); each hut token has its clan's shape (``data-mark``)."""
+    look = board_style(style)
     pic = lay_out(board, view)
     d, scene = pic.drawing, pic.scene
     box_w, h = d.size
@@ -155,7 +224,7 @@ def board_svg(
     label = title if title is not None else w._("Clans board")
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_f(box_w)} {_f(h)}" {size_attrs} '
-        f'class="clans-board" role="img" aria-label={quoteattr(label)} '
+        f'class="clans-board" data-board-style="{look.name}" role="img" aria-label={quoteattr(label)} '
         f'font-family={quoteattr(FONT_FAMILY)}>'
     ]
     if title is not None:
@@ -164,7 +233,7 @@ def board_svg(
     out.append(f'<rect width="{_f(box_w)}" height="{_f(h)}" fill="{BACKGROUND}"/>')
 
     # Territories: the clickable layer.
-    out.append(f'<g class="territories" stroke="{BORDER}" stroke-width="{_f(BORDER_W)}" '
+    out.append(f'<g class="territories" stroke="{look.border}" stroke-width="{_f(look.border_w)}" '
                'stroke-linejoin="round">')
     for s in d.territories:
         classes = ["territory", s.terrain]
@@ -187,6 +256,8 @@ def board_svg(
 
     # Water and highlights: never in the way of a click.
     out.append('<g class="overlay">')
+    if look.patterns:
+        out.extend(_patterns(d.territories))
     if d.rivers:
         out.append(f'<g class="rivers" fill="none" stroke="{RIVER}" stroke-width="{_f(RIVER_W)}" '
                    'stroke-linecap="round" stroke-linejoin="round">')
@@ -243,7 +314,8 @@ def board_svg(
         out.append(
             f'<text class="number" x="{_f(lay.number_at[0])}" y="{_f(lay.number_at[1])}" dy=".35em" '
             f'text-anchor="middle" font-size="{_f(NUMBER_FONT)}" font-weight="{FONT_WEIGHT}" fill="{colour}" '
-            f'stroke="{NUMBER_HALO}" stroke-width="{_f(NUMBER_HALO_W)}" stroke-linejoin="round" paint-order="stroke">'
+            f'stroke="{NUMBER_HALO}" stroke-width="{_f(look.number_halo_w)}" stroke-linejoin="round" '
+            'paint-order="stroke">'
             f"{escape(lay.number)}</text>"
         )
         if lay.badge is not None:
@@ -257,18 +329,7 @@ def board_svg(
                 f'font-size="{_f(BADGE_FONT)}" font-weight="{FONT_WEIGHT}" fill="{VILLAGE_TEXT}">'
                 f"{escape(b.text)}</text></g>"
             )
-        for t in lay.tokens:
-            cx, cy = _f(t.centre[0]), _f(t.centre[1])
-            digits = str(t.count)
-            font = TOKEN_FONT if len(digits) < 2 else TOKEN_FONT * TWO_DIGIT_FONT
-            out.append(
-                f'<g class="hut" data-clan={quoteattr(t.clan)}>'
-                f'<circle cx="{cx}" cy="{cy}" r="{_f(TOKEN_R + TOKEN_SHADOW_W)}" fill="{TOKEN_SHADOW}"/>'
-                f'<circle cx="{cx}" cy="{cy}" r="{_f(TOKEN_R)}" fill="{clan_colour(t.clan)}" '
-                f'stroke="{TOKEN_EDGE}" stroke-width="{_f(TOKEN_EDGE_W)}"/>'
-                f'<text x="{cx}" y="{cy}" dy=".35em" text-anchor="middle" font-size="{_f(font)}" '
-                f'font-weight="{FONT_WEIGHT}" fill="{clan_text_colour(t.clan)}">{digits}</text></g>'
-            )
+        out.extend(_token(t.clan, t.count, t.centre, look) for t in lay.tokens)
         out.append("</g>")
     out.append("</g>")
     out.append("</svg>")

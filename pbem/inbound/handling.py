@@ -20,8 +20,9 @@ from sqlalchemy import bindparam, or_, update
 from sqlmodel import Session, col, select
 
 from ..context import Context
+from ..logs import shown_address
 from ..db import session_scope
-from .. import bounces, replies
+from .. import bounces, metrics, replies
 from ..models import Inbound, table_of
 from . import addresses
 
@@ -68,8 +69,11 @@ def handle(ctx: Context, inbound_id: int) -> str:
             _finish(session, inbound_id, outcome, ctx.now())
     except Exception:  # noqa: BLE001 - one bad message must not stop the others; the log says why
         log.exception("inbound %s: handling failed (attempt %s of %s)", inbound_id, row.attempts, MAX_ATTEMPTS)
-        return _later(ctx, inbound_id, row.attempts, now)
-    log.info("inbound %s to %s: %s", inbound_id, row.recipient, outcome)
+        later = _later(ctx, inbound_id, row.attempts, now)
+        metrics.inbound(later)
+        return later
+    log.info("inbound %s to %s: %s", inbound_id, shown_address(row.recipient), outcome)
+    metrics.inbound(outcome)
     return outcome
 
 

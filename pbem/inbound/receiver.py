@@ -26,6 +26,7 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..context import Context
+from ..logs import shown_address
 from . import addresses
 from .store import accept_recipient, store
 
@@ -61,10 +62,11 @@ class Receiver:
         try:
             live = await asyncio.get_running_loop().run_in_executor(None, accept_recipient, self.ctx, address)
         except Exception:  # noqa: BLE001 - the database is down: the sender's server retries
-            log.exception("inbound: could not check recipient %s", address)
+            log.exception("inbound: could not check recipient %s", shown_address(address))
             return TRY_LATER
         if not live:
-            log.info("inbound: refused recipient %s (from %s)", address, envelope.mail_from)
+            log.info("inbound: refused recipient %s (from %s)", shown_address(address),
+                     shown_address(envelope.mail_from))
             return NO_SUCH_USER
         envelope.rcpt_tos.append(address)
         envelope.rcpt_options.extend(rcpt_options)
@@ -85,15 +87,16 @@ class Receiver:
             try:
                 row = await loop.run_in_executor(None, store, self.ctx, recipient, sender, raw)
             except Exception:  # noqa: BLE001 - not stored, so not accepted: the sender's server retries
-                log.exception("inbound: could not store a message for %s", recipient)
+                log.exception("inbound: could not store a message for %s", shown_address(recipient))
                 answers.append(TRY_LATER)
                 continue
             answers.append(OK)
             if row is not None:
                 new.append(row)
-                log.info("inbound %s: %d bytes from <%s> to %s", row, len(raw), sender, recipient)
+                log.info("inbound %s: %d bytes from <%s> to %s", row, len(raw), shown_address(sender),
+                         shown_address(recipient))
             else:
-                log.info("inbound: a message to %s was stored before (a retry)", recipient)
+                log.info("inbound: a message to %s was stored before (a retry)", shown_address(recipient))
         if new:
             # Not awaited: the answer does not wait for the broker.
             loop.run_in_executor(None, self._hand_on, new)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import bindparam, update
 from sqlmodel import Session
@@ -14,10 +15,10 @@ from sqlmodel import Session
 from .. import replies, services
 from ..context import Context
 from ..db import as_utc
-from ..models import Game, Login, Outbox, Seat, TableMessage, table_of
+from ..models import Game, Login, Outbox, Seat, TableMessage, Webhook, table_of
 from ..queries import digest_news, table_news, table_seen_at
 from ..rules import classic_board
-from ..drawing.style import clan_colour, clan_text_colour
+from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import SeatView
 from ..words import (Words, board_text, describe_history, end_text, left_text, move_text, names_text,
@@ -122,9 +123,15 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         if bouncing is None:
             return None
         context.update(unreachable=bouncing.name, starting=game.status == "invited")
+    if row.kind == "webhook-off":
+        hook = session.get(Webhook, _event_id(row.event))
+        if hook is None or hook.game_id != game.id:
+            return None  # removed since: nothing to tell
+        context.update(webhook_host=urlsplit(hook.url).hostname or "", webhook_kind=hook.kind,
+                       webhook_error=hook.last_error or "")
     picture = None
     if row.kind in BOARD_KINDS and view["huts"]:
-        picture = board_png(classic_board(), view)
+        picture = board_png(classic_board(), view, style=seat.board_style)
     context["has_board"] = picture is not None
     return messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
                           picture=picture, language=w.language)
@@ -206,6 +213,9 @@ def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
     if row.kind == "game-over":
         # The result goes to every player, even one who turned turn mail off.
         return game.status == "finished"
+    if row.kind == "cancelled":
+        # Like the result, the end of a game goes to every player.
+        return game.status == "cancelled"
     if row.kind == "link":
         # They asked for it; only the newest link works, and it is built now.
         return True
@@ -303,7 +313,8 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
             finals.append({"name": p["name"], "clan": clan, "chips": p["chips"],
                            "clan_score": view["clan_scores"].get(clan or "", 0), "final": p["final_score"],
                            "winner": p["name"] in winners, "you": p["name"] == seat_name,
-                           "bg": clan_colour(clan or ""), "fg": clan_text_colour(clan or "")})
+                           "bg": clan_colour(clan or ""), "fg": clan_text_colour(clan or ""),
+                           "glyph": clan_glyph(clan or "")})
         finals.sort(key=lambda f: -(f["final"] or 0))
     deadline = view.get("deadline")
     deadline_at = datetime.fromisoformat(deadline) if deadline else None
@@ -331,12 +342,14 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
         "villages_lines": villages,
         "scores": scores_text(view.get("clan_scores", {}), w),
         "score_chips": [{"clan": c, "score": s, "bg": clan_colour(c), "fg": clan_text_colour(c),
-                         "mine": c == clan}
+                         "glyph": clan_glyph(c), "mine": c == clan}
                         for c, s in view.get("clan_scores", {}).items()],
         "players": players,
         "clan": clan,
         "clan_bg": clan_colour(clan) if clan else "",
         "clan_fg": clan_text_colour(clan) if clan else "",
+        # The shape of the clan's huts on the board picture (colour is never the only sign).
+        "clan_glyph": clan_glyph(clan) if clan else "",
         "epoch_roman": EPOCHS[view.get("epoch", 1) - 1].roman,
         "deadline": deadline,
         "deadline_text": when_text(deadline_at, w),

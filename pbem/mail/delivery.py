@@ -18,15 +18,21 @@ from sqlmodel import Session, col, select
 from ..bounces import return_path
 from ..context import Context
 from ..db import as_utc, session_scope
+from .. import metrics, webhooks
 from ..models import Outbox, table_of
+from . import webhook_http
 from .compose import compose
 from .transport import PermanentFailure, Transport
+from .webhook_posts import Post, compose_post
 
 log = logging.getLogger(__name__)
 
 #: How long a claimed row is left alone before a sweep may try it again.
 LEASE = timedelta(minutes=5)
 MAX_ATTEMPTS = 12
+#: A webhook's post is tried for longer than a mail: through the day of
+#: failures after which the webhook is switched off (the backoff tops at an hour).
+WEBHOOK_MAX_ATTEMPTS = 36
 #: Pauses between tries to record a message as sent (seconds; well inside the
 #: lease and the task's time limit).
 MARK_SENT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
@@ -59,38 +65,65 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
 
     The claim and the reading that builds the message share one transaction,
     committed before the message goes: the lease is taken whenever it is sent."""
+    seen: dict[str, str] = {}
+    outcome = _deliver(ctx, outbox_id, transport, seen)
+    if "kind" in seen and outcome != "busy":
+        metrics.mail(seen["kind"], outcome)
+    return outcome
+
+
+def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str, str]) -> str:
     attempts: int | None = None
     leased = False
+    # A webhook's row is a post (pbem.mail.webhook_posts), sent over HTTP.
+    post: Post | None = None
+    most = MAX_ATTEMPTS
     try:
         with session_scope(ctx.engine) as session:
             row = _claim(session, outbox_id, ctx.now())
             if row is None:
                 return "busy"
+            seen["kind"] = row.kind
             attempts = row.attempts
             # Building the message is inside the try too: a database that went away
             # (or a message that cannot be built) is retried, and given up on after
             # MAX_ATTEMPTS like a server that keeps refusing.
-            message = compose(ctx, session, row)
-            if message is None:
+            if row.kind == "webhook":
+                most = WEBHOOK_MAX_ATTEMPTS
+                post = compose_post(ctx, session, row)
+                message = None
+            else:
+                message = compose(ctx, session, row)
+            if message is None and post is None:
                 _mark(session.connection(), outbox_id, status="skipped")
                 return "skipped"
         leased = True
-        # VERP: a bounce names the row it is about (pbem.bounces reads it).
-        transport.send(message, return_path=return_path(ctx.config, outbox_id))
+        if post is not None:
+            webhook_http.send(post, ctx.config)
+        else:
+            assert message is not None
+            # VERP: a bounce names the row it is about (pbem.bounces reads it).
+            transport.send(message, return_path=return_path(ctx.config, outbox_id))
     except PermanentFailure as e:
-        _finish(ctx, outbox_id, "failed", str(e))
+        _finish(ctx, outbox_id, "failed", str(e)[:500])
         log.warning("outbox %s refused for good: %s", outbox_id, e)
+        if post is not None:
+            webhooks.failed(ctx, post.webhook_id, str(e))
         return "failed"
     except Exception as e:  # noqa: BLE001 - any other failure is worth another try
         if attempts is None:
             raise  # not even claimed (the database is down): the task retries
-        status = "failed" if attempts >= MAX_ATTEMPTS else "pending"
+        # A webhook failing for a day is switched off: its post goes no more.
+        off = post is not None and webhooks.failed(ctx, post.webhook_id, f"{e.__class__.__name__}: {e}")
+        status = "failed" if attempts >= most or off else "pending"
         # Failing before the commit undid the claim: count the attempt here.
         _finish(ctx, outbox_id, status, f"{e.__class__.__name__}: {e}"[:500],
                 retry_at=ctx.now() + backoff(attempts), count_attempt=not leased)
         log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e)
         return "retry" if status == "pending" else "failed"
     _mark_sent(ctx, outbox_id)
+    if post is not None:
+        webhooks.delivered(ctx, post.webhook_id)
     return "sent"
 
 

@@ -170,6 +170,8 @@ class SeatView(View, SeatPart):
     vacation_days_left: Annotated[int, Schema(minimum=0)]
     language: Annotated[str, Schema(description="the language of this seat's page and mail")]
     time_zone: Annotated[str | None, Schema(description="the seat's IANA time zone; none until chosen")]
+    board_style: Annotated[str, Schema(description="how this seat's page and mail draw the board: `standard` "
+                                                   "or `contrast` (high contrast, terrain patterns)")]
 
 
 class NewGameView(View):

@@ -55,6 +55,9 @@
     offerTimeZone();
   }
 
+  // A page that swaps in fresh content (watch.js) asks for its times again.
+  document.addEventListener("pbem:updated", localiseTimes);
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", ready);
   } else {

@@ -12,8 +12,10 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..config import check_safe, load_config
 from ..context import Context
 from ..db import make_engine
+from ..logs import configure as configure_logging
 from ..tasks import celery_init_app
-from . import api, csrf, errors, locale, mailbox, pages, security, unsubscribe
+from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
+from . import catcher, webhook_pages
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -24,6 +26,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     variables and ``config``; the database, the mail relay and Celery wired to it."""
     settings = load_config(config)
     check_safe(settings)
+    configure_logging(settings)
     app = Flask(
         __name__,
         template_folder=str(PACKAGE / "templates"),
@@ -50,6 +53,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
+    health.init_app(app)
+    monitoring.init_app(app)
+    app.register_blueprint(watch.bp)
+    app.register_blueprint(webhook_pages.bp)
     if settings["MAILBOX"]:
         app.register_blueprint(mailbox.bp)
+        # The demo game's webhook lands here: it exists only where the mailbox does.
+        app.register_blueprint(catcher.bp)
     return app

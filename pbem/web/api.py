@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 
-from .. import services
+from .. import rematch as rematches, services, webhooks
 from ..errors import BadRequest, Unauthorized
 from ..rules.views import NewGameView
 from ..app_context import context
@@ -96,6 +96,13 @@ def mail() -> Any:
     return jsonify(services.set_mail(context(), token, _json_body().get("mail")))
 
 
+@bp.post("/seat/style")
+def style() -> Any:
+    """How your page and your mail draw the board: ``{"style": "standard" | "contrast"}``."""
+    token = _bearer()
+    return jsonify(services.set_board_style(context(), token, _json_body().get("style")))
+
+
 @bp.post("/seat/pause")
 def pause() -> Any:
     """Pause your own clock for ``days`` days: ``{"days": n}``."""
@@ -110,6 +117,42 @@ def computer() -> Any:
     token = _bearer()
     body = _json_body()
     return jsonify(services.hand_to_computer(context(), token, body.get("bot"), body.get("seat")))
+
+
+@bp.get("/seat/webhooks")
+def seat_webhooks() -> Any:
+    """The game's webhooks (the addresses of your own only) and your Discord user id."""
+    return jsonify(webhooks.webhooks_of(context(), _bearer()))
+
+
+@bp.post("/seat/webhooks")
+def add_webhook() -> Any:
+    """Add a webhook: ``{"kind": "discord" | "slack" | "json", "url": "https://..."}``;
+    a json webhook's signing secret is in this answer only."""
+    token = _bearer()
+    body = _json_body()
+    made = webhooks.add_webhook(context(), token, body.get("kind"), body.get("url"))
+    return jsonify({"webhook": made.webhook, "secret": made.secret}), 201
+
+
+@bp.delete(f"/seat/webhooks/<int(max={2**31 - 1}):webhook_id>")
+def remove_webhook(webhook_id: int) -> Any:
+    return jsonify(webhooks.remove_webhook(context(), _bearer(), webhook_id))
+
+
+@bp.post("/seat/discord")
+def discord() -> Any:
+    """Your Discord user id, for the game's Discord posts to mention you: ``{"discord_id": "123..." | null}``."""
+    token = _bearer()
+    return jsonify(webhooks.set_discord_id(context(), token, _json_body().get("discord_id")))
+
+
+@bp.post("/seat/rematch")
+def rematch() -> Any:
+    """Play again after the end: the rematch with the same players (201 when this
+    call started it, 200 when it was there already), and your seat token in it."""
+    made = rematches.play_again(context(), _bearer(), before_start=lambda: limits().per_ip("LIMIT_NEW_GAMES"))
+    return jsonify({"game": made.game, "token": made.token, "created": made.created}), 201 if made.created else 200
 
 
 @bp.get("/openapi.json")

@@ -26,9 +26,12 @@ from typing import Any, Callable, Iterable
 
 from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 from ..rules.views import NewGameView, SeatView, View
+from ..drawing.style import BOARD_STYLES
 from ..services import LEVELS, MAIL_CHOICES, MAX_TURN_HOURS
 from ..tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
 from .schema import object_schema
+from ..webhook_targets import MAX_URL as MAX_WEBHOOK_URL
+from ..webhooks import KINDS as WEBHOOK_KINDS, WebhookLine, Webhooks
 
 from ..players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
 from ..language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
@@ -243,7 +246,7 @@ def _schemas() -> dict[str, Any]:
         "View": object_schema(View, description="a game as anyone may see it", refine=bounds),
         "SeatView": object_schema(
             SeatView, description="a game as one seat sees it: the public view and what only that seat may know",
-            refine={**bounds, "mail": {"enum": list(MAIL_CHOICES)}}),
+            refine={**bounds, "mail": {"enum": list(MAIL_CHOICES)}, "board_style": {"enum": list(BOARD_STYLES)}}),
         "NewGameView": object_schema(NewGameView, description="the new game's public view, and its id",
                                      refine={**bounds, "id": {"pattern": GAME_ID}}),
         "Record": {"type": "object", "description": "the game's clans-record/1 (the clans only once it is over)",
@@ -301,6 +304,33 @@ def _schemas() -> dict[str, Any]:
             "days": {"type": "integer", "minimum": 1,
                      "description": "at most the vacation days you have left in this game"}}},
         "Mail": {"type": "object", "required": ["mail"], "properties": {"mail": {"enum": list(MAIL_CHOICES)}}},
+        "BoardStyle": {"type": "object", "required": ["style"], "properties": {"style": {
+            "enum": list(BOARD_STYLES),
+            "description": "`contrast`: black borders, stronger token rings, bigger counts and terrain patterns"}}},
+        "Webhooks": object_schema(Webhooks, description="the game's webhooks (the address and errors of your "
+                                                        "own only) and your Discord user id"),
+        "WebhookLine": object_schema(WebhookLine, description="one of the game's webhooks"),
+        "NewWebhook": {"type": "object", "required": ["kind", "url"], "properties": {
+            "kind": {"enum": list(WEBHOOK_KINDS),
+                     "description": "`discord` ({\"content\"}, board picture attached), `slack` ({\"text\"}) or "
+                                    "`json`: {\"game\", \"event\", \"ply\", \"to_move\", \"url\"} signed with "
+                                    "`X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>`"},
+            "url": {"type": "string", "maxLength": MAX_WEBHOOK_URL,
+                    "description": "https, on a host that resolves only to public addresses"}}},
+        "MadeWebhook": {"type": "object", "required": ["webhook", "secret"], "properties": {
+            "webhook": _ref("WebhookLine"),
+            "secret": {"type": ["string", "null"],
+                       "description": "a json webhook's signing secret, in this answer only (null for the others)"}}},
+        "Discord": {"type": "object", "properties": {
+            "discord_id": {"type": ["string", "null"], "pattern": "^(?:[0-9]{15,20})?$",
+                           "description": "your Discord user id; empty, null or absent: no mention"}}},
+        "Rematch": {"type": "object", "required": ["game", "token", "created"], "additionalProperties": False,
+                    "properties": {
+                        "game": {"type": "string", "pattern": GAME_ID, "description": "the rematch's public id"},
+                        "token": {"type": ["string", "null"],
+                                  "description": "your seat token in the rematch (you are in it at once)"},
+                        "created": {"type": "boolean",
+                                    "description": "whether this call started it (else another click had)"}}},
         "HandOver": {"type": "object", "required": ["bot"], "properties": {
             "bot": {"enum": list(LEVELS), "description": "the computer's level"},
             "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_PLAYERS - 1,
@@ -310,6 +340,7 @@ def _schemas() -> dict[str, Any]:
 
 def _paths() -> dict[str, Any]:
     seat_view = _json(_ref("SeatView"), "Your seat's view of the game.")
+    webhooks_view = _json(_ref("Webhooks"), "The game's webhooks and your Discord user id.")
     not_found = _refused("There is no game with this id.", "not-found")
     return {
         "/games": {"post": {
@@ -392,6 +423,64 @@ def _paths() -> dict[str, Any]:
             "responses": {"200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
                           "409": _refused("The computer plays this seat now: it gets no mail.", "computer-seat"),
                           "422": _refused("Not one of the choices.", "invalid-mail")}}},
+        "/seat/style": {"post": {
+            "operationId": "setBoardStyle",
+            "summary": "how this seat's page and the picture in its mail draw the board: standard or high contrast",
+            "security": _SEAT,
+            "requestBody": _body(_ref("BoardStyle")),
+            "responses": {"200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
+                          "422": _refused("Not one of the styles.", "invalid-style")}}},
+        "/seat/webhooks": {
+            "get": {"operationId": "getWebhooks", "summary": "the game's webhooks and your Discord user id",
+                    "security": _SEAT,
+                    "responses": {"200": webhooks_view, "400": _BAD_QUERY, "401": _NO_SEAT}},
+            "post": {
+                "operationId": "addWebhook",
+                "summary": "add a webhook to your game: its start, each person's turn and its end are posted "
+                           "there, from the public view (never a clan)",
+                "security": _SEAT,
+                "requestBody": _body(_ref("NewWebhook")),
+                "responses": {
+                    "201": _json(_ref("MadeWebhook"), "The webhook is set."),
+                    "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
+                    "409": _refused("The game is over, you have not accepted yet, or the game has its "
+                                    "five webhooks.", "game-over", "not-accepted", "too-many-webhooks"),
+                    "422": _refused("Not one of the kinds, or an address that is not https, cannot be found or "
+                                    "leads to a private or local network.", "invalid-webhook-kind",
+                                    "invalid-webhook-url"),
+                    "429": _refused("Too many new webhooks from this seat: try again after `Retry-After` seconds.",
+                                    "rate-limited",
+                                    **{"Retry-After": _header("seconds to wait", {"type": "integer", "minimum": 1})}),
+                }}},
+        "/seat/webhooks/{id}": {"delete": {
+            "operationId": "removeWebhook", "summary": "remove one of your own webhooks",
+            "security": _SEAT,
+            "parameters": [{"name": "id", "in": "path", "required": True, "description": "the webhook's id",
+                            "schema": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}}],
+            "responses": {"200": webhooks_view, "400": _BAD_QUERY, "401": _NO_SEAT,
+                          "404": _refused("You have no webhook with this id in this game.", "not-found")}}},
+        "/seat/discord": {"post": {
+            "operationId": "setDiscordId",
+            "summary": "your Discord user id, for the game's Discord posts to mention you on your turn",
+            "security": _SEAT,
+            "requestBody": _body(_ref("Discord")),
+            "responses": {"200": webhooks_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
+                          "422": _refused("Not a Discord user id (15 to 20 digits).", "invalid-discord-id")}}},
+        "/seat/rematch": {"post": {
+            "operationId": "rematch",
+            "summary": "play again after the end: a new game with the same players, where you are in at once and "
+                       "the others are invited by mail; a game has one rematch, so asking again (or another "
+                       "player asking) gives the one there is",
+            "security": _SEAT,
+            "responses": {
+                "200": _json(_ref("Rematch"), "The rematch had started already."),
+                "201": _json(_ref("Rematch"), "The rematch is started; the others are invited."),
+                "400": _BAD_QUERY, "401": _NO_SEAT,
+                "409": _refused("Not now: the game is not over, the computer plays this seat, or a player of "
+                                "the game cannot be mailed (asked never to be, or their mail bounces).",
+                                "not-finished", "computer-seat", "suppressed", "unreachable"),
+                "429": _RATE_LIMITED,
+            }}},
         "/seat/computer": {"post": {
             "operationId": "handToComputer",
             "summary": "let the computer play a seat for the rest of the game: yours, or (`seat`) that of a "

@@ -16,17 +16,18 @@ from typing import Any, Mapping
 from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 from markupsafe import Markup, escape
 
-from .. import services, talk as table_talk
+from .. import ratings, rematch as rematches, services, stats as player_stats, talk as table_talk, watching
 from ..errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
 from ..rules import Board, Move, classic_board
-from ..drawing.style import CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, terrain_colour
-from ..drawing.svg import board_svg
+from ..drawing.style import (CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, clan_glyph, clan_mark,
+                             clan_text_colour, terrain_colour)
+from ..drawing.svg import board_svg, clan_icon
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import SeatView, View, seated
 from ..app_context import context
 from ..language import LANGUAGES, NATIVE_NAMES, time_zones
-from ..words import (LEVELS, N_, Words, describe_history, end_text, error_text, mail_labels, move_text, names_text,
-                     sentence, when_text)
+from ..words import (LEVELS, N_, Words, board_style_labels, describe_history, end_text, error_text, mail_labels,
+                     move_text, names_text, sentence, when_text)
 from .limits import limits
 from .locale import language, seat_words, words
 
@@ -111,6 +112,11 @@ def _globals() -> dict[str, Any]:
         "clan_colours": CLAN_COLOURS,
         "terrain_colours": TERRAIN_COLOURS,
         "clan_colour": clan_colour,
+        "clan_mark": clan_mark,
+        "clan_icon": lambda clan: Markup(clan_icon(str(clan))),
+        "board_clans": CLANS,
+        "clan_glyph": clan_glyph,
+        "clan_text_colour": clan_text_colour,
         "terrain_colour": terrain_colour,
         "board_css_properties": CSS_ROOT,
     }
@@ -207,11 +213,13 @@ def _create_against_computer() -> Any:
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Any:
     """The public page of a game: what anyone may see (and the confirmation
-    after starting one: the invitations are on their way)."""
-    view = services.public_game(context(), game_id)
+    after starting one: the invitations are on their way).  It is the game's
+    watch link: with its version, it refreshes itself (``watch.version``)."""
+    view, version = watching.watched_game(context(), game_id)
     new = request.args.get("new")
+    again = rematches.public_rematch(context(), game_id) if view["status"] == "finished" else None
     return render_template("game.html", view=view, new=new in ("1", "confirmed"), confirmed=new == "confirmed",
-                           **_game_parts(view, None))
+                           version=version, rematch_game=again, **_game_parts(view, None))
 
 
 bp.add_app_template_filter(sentence, "sentence")
@@ -259,8 +267,11 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
     w = words()
     svg = None
     if started:
+        # A seat's own page draws the style it chose; every other page the standard one.
+        style = view.get("board_style")
         svg = Markup(board_svg(board, view, selectable=moves.keys(),
-                               title=w._("The board after move %(ply)s", ply=view["ply"]), w=w))
+                               title=w._("The board after move %(ply)s", ply=view["ply"]), w=w,
+                               style=style if isinstance(style, str) else None))
     scores = view["clan_scores"]
     top = max([20, *[int(v) for v in scores.values()]])
     history = list(zip(view["history"], describe_history(view, w)))
@@ -300,6 +311,7 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
         "not_accepted": [p["name"] for p in players if not p["accepted"]],
         "others": names_text([p["name"] for p in players if p["seat"] != view.get("seat")], w),
         "mail_labels": mail_labels(w),
+        "board_style_labels": board_style_labels(w),
         "end_reason": end_text(view["end"], w),
         "winners_text": names_text(list(view.get("winners") or []), w),
     }
@@ -334,7 +346,8 @@ def _play_page(token: str, view: SeatView, *, error: str | None = None,
                error_code: str | None = None, status: int = 200,
                form: Mapping[str, str] | None = None, talk_error: str | None = None) -> Any:
     seat_words(view)
-    return render_template("play.html", view=view, error=error, error_code=error_code,
+    again = rematches.rematch_for_seat(context(), token) if view["status"] == "finished" else None
+    return render_template("play.html", view=view, error=error, error_code=error_code, rematch=again,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            time_zones=time_zones(), table=table_talk.table(context(), token),
                            talk_error=talk_error, max_talk=table_talk.MAX_TALK, levels=LEVELS,
@@ -470,6 +483,23 @@ def seat_language(token: str) -> Any:
     return redirect(url_for(".play", token=token) + "#settings", 303)
 
 
+@bp.post("/play/<token>/style")
+def board_style(token: str) -> Any:
+    """How this seat's page and the picture in its mail draw the board."""
+    ctx = context()
+    try:
+        view = services.set_board_style(ctx, token, request.form.get("style", "")[:20])
+    except Invalid as e:
+        view = services.seat_view(ctx, token)
+        w = seat_words(view)
+        return _play_page(token, view, error=w._("%(error)s Nothing was changed.", error=error_text(e, w)),
+                          error_code=e.code, status=e.status)
+    w = seat_words(view)
+    flash(w._("Saved: the board is drawn in high contrast.") if view["board_style"] == "contrast"
+          else w._("Saved: the board is drawn in the standard style."), "ok")
+    return redirect(url_for(".play", token=token) + "#style-title", 303)
+
+
 @bp.post("/play/<token>/pause")
 def pause(token: str) -> Any:
     ctx = context()
@@ -514,6 +544,27 @@ def computer(token: str) -> Any:
         flash(w._("The computer (%(level)s) plays %(name)s’s seat from now on.", level=w.level(level),
                   name=players[seat]["name"]), "ok")
     return redirect(url_for(".play", token=token), 303)
+
+
+@bp.post("/play/<token>/rematch")
+def rematch(token: str) -> Any:
+    """"Play again" after the end: a new game with the same players, or the one
+    a click (this player's or another's) started already; either way, on to
+    this player's own seat in it."""
+    ctx = context()
+    try:
+        made = rematches.play_again(ctx, token, before_start=lambda: limits().per_ip("LIMIT_NEW_GAMES"))
+    except Conflict as e:
+        view = services.seat_view(ctx, token)
+        w = seat_words(view)
+        return _play_page(token, view, error=w._("%(error)s No game was started.", error=error_text(e, w)),
+                          error_code=e.code, status=e.status)
+    if made.token is None:
+        return redirect(url_for(".game", game_id=made.game), 303)
+    w = seat_words(services.seat_view(ctx, made.token))
+    flash(w._("You started a rematch. The others have been invited by email; it begins when they have all "
+              "accepted.") if made.created else w._("The rematch had started already: here is your seat."), "ok")
+    return redirect(url_for(".play", token=made.token), 303)
 
 
 @bp.post("/play/<token>/new-link")
@@ -576,7 +627,24 @@ def games() -> Any:
     m = _WHOLE.fullmatch(request.args.get("page", "1")[:12])
     page = max(1, int(m.group(1))) if m else 1
     rows, more = services.games_of(context(), email, page)
-    return render_template("games.html", email=email, games=rows, page=page, more=more)
+    shown = ratings.shown_rating(context(), email)
+    stats = player_stats.stats_of(context(), email) if shown.opted_in else None
+    return render_template("games.html", email=email, games=rows, page=page, more=more, rating=shown,
+                           stats=stats, shown_after=ratings.SHOWN_AFTER)
+
+
+@bp.post("/games/ratings")
+def ratings_choice() -> Any:
+    """Opt in to (or out of) seeing your rating and stats: signed in only."""
+    email = signed_in_email()
+    if not email:
+        raise Unauthorized(N_("sign in first: ask for a sign-in link by email"), code="not-signed-in")
+    on = request.form.get("show") == "1"
+    ratings.set_opt_in(context(), email, on)
+    w = words()
+    flash(w._("Saved: your rating and stats are shown here.") if on
+          else w._("Saved: your rating and stats are no longer shown."), "ok")
+    return redirect(url_for(".games") + "#ratings", 303)
 
 
 @bp.post("/logout")

@@ -114,7 +114,7 @@ def test_hut_counts_in_titles_and_tokens(board: Board) -> None:
     # Token discs use the clan colours; yellow has dark text, black light text.
     for hut in label_group(root, 43).iter(NS + "g"):
         if hut.attrib.get("class") == "hut":
-            disc = hut.findall(NS + "circle")[-1]
+            disc = [e for e in hut if e.tag in (NS + "circle", NS + "polygon")][-1]
             assert disc.attrib["fill"] == CLAN_COLOURS[hut.attrib["data-clan"]]
             text = hut.find(NS + "text")
             assert text is not None
@@ -128,6 +128,14 @@ def test_tokens_stay_on_the_board(board: Board) -> None:
     for circle in root.iter(NS + "circle"):
         x, y, r = (float(circle.attrib[k]) for k in ("cx", "cy", "r"))
         assert r <= x <= 1000 - r and r <= y <= 700 - r
+    # The other clans' tokens are polygons (their marks).
+    polygons = list(root.iter(NS + "polygon"))
+    assert polygons
+    for polygon in polygons:
+        ring = float(polygon.attrib.get("stroke-width", "0")) / 2
+        for corner in polygon.attrib["points"].split():
+            x, y = map(float, corner.split(","))
+            assert ring <= x <= 1000 - ring and ring <= y <= 700 - ring
 
 
 def test_selectable_target_and_selected_classes(board: Board) -> None:

@@ -24,7 +24,7 @@ from pbem.db import as_utc, session_scope
 from pbem.errors import RateLimited
 from pbem.models import CaughtMail, Game, Seat
 from tests.support.browser import open_page
-from tests.support.games import db_id, finish, seat_tokens, to_move
+from tests.support.games import db_id, finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
 
 pytestmark = pytest.mark.browser
@@ -252,6 +252,28 @@ def test_my_games_with_the_pager(audit: Audit, live: Any) -> None:
     audit.assert_clean()
 
 
+def test_rematch_and_the_rating_and_stats(audit: Audit, live: Any) -> None:
+    ctx = live.ctx
+    game_id, toks, emails = make_game(ctx)
+    finish(ctx, game_id, toks)
+    page = audit.visit(f"/play/{toks[0]}", "seat: finished, with Play again")
+    submit(page, "#rematch button[type=submit]")
+    assert "/play/" in page.url and page.locator(".notice-ok").is_visible()
+    audit.check(page, "seat: the rematch, just started")
+    audit.visit(f"/play/{toks[1]}", "seat: finished, the rematch has started")
+    audit.visit(f"/games/{game_id}", "public game, finished, the rematch has started")
+    page = audit.open("/login")
+    page.locator("#email").fill(emails[0])
+    submit(page, "main form button[type=submit]")
+    page = audit.open(f"/signin/{_sign_in_token(ctx, emails[0])}")
+    submit(page, "main form button[type=submit]")
+    audit.check(page, "my games: rating and stats off")
+    submit(page, "#ratings button[type=submit]")
+    assert page.locator("[data-stat=games]").is_visible()
+    audit.check(page, "my games: rating and stats")
+    audit.assert_clean()
+
+
 def test_mailbox_and_every_kind_of_mail(audit: Audit, live: Any) -> None:
     ctx = live.ctx
     game_id, toks, emails = make_game(ctx)  # invitations, then the first turn mail
@@ -372,4 +394,48 @@ def test_the_computer_on_the_pages(audit: Audit, live: Any, language: str) -> No
     submit(page, "form.computer-form[data-hand=own] button[type=submit]")
     assert page.locator("[data-computer-seat]").is_visible()
     audit.check(page, f"{language} seat: the computer plays it")
+    audit.assert_clean()
+
+
+def test_the_watch_page_and_the_replay(audit: Audit, live: Any) -> None:
+    """The watch page as a move arrives, and the replay at the start, after a
+    step (its scoring explained) and at the end."""
+    ctx = live.ctx
+    game_id, toks, _ = make_game(ctx)
+    page = audit.visit(f"/games/{game_id}", "watch page")
+    mover, view = to_move(ctx, toks)
+    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    page.wait_for_function("() => document.getElementById('watch-note').textContent !== ''")
+    audit.check(page, "watch page: a move was made")
+    play_to_end(ctx, toks)
+    history = services.public_game(ctx, game_id)["history"]
+    audit.visit(f"/games/{game_id}", "watch page: finished, with the replay link")
+    page = audit.visit(f"/games/{game_id}/replay", "replay: the set-up")
+    founding = next(h["ply"] for h in history if h["villages"])
+    page.locator("#replay-ply").fill(str(founding))
+    page.wait_for_function("p => document.getElementById('replay-step').dataset.ply === p", arg=str(founding))
+    assert page.locator(".village-scoring").count() >= 1
+    audit.check(page, "replay: a village explained")
+    audit.visit(f"/games/{game_id}/replay?ply={len(history)}", "replay: the end")
+    audit.visit(f"/games/{game_id}/replay?ply=999", "replay: no such position", status=404)
+    audit.assert_clean()
+
+
+def test_the_high_contrast_board(audit: Audit, live: Any) -> None:
+    """A seat that chose the high-contrast board: its page while playing and at the
+    end, the style form and its notice."""
+    ctx = live.ctx
+    game_id, toks, _ = make_game(ctx)
+    mover, view = to_move(ctx, toks)
+    page = audit.open(f"/play/{mover}")
+    page.locator("input[name=style][value=contrast]").check()
+    submit(page, "form.style-form button[type=submit]")
+    assert page.locator(".notice-ok").is_visible()
+    assert page.locator("svg.clans-board").get_attribute("data-board-style") == "contrast"
+    assert page.locator("svg.clans-board pattern").count() == 3
+    audit.check(page, "seat: high-contrast board, your turn, with a notice")
+    finish(ctx, game_id, toks)
+    page = audit.visit(f"/play/{mover}", "seat: high-contrast board, finished")
+    assert page.locator("form.style-form").is_visible()
     audit.assert_clean()

@@ -86,7 +86,7 @@ def test_phone_layout_fits_and_the_confirm_button_is_in_view(live: Any, browser:
     page = open_page(browser, f"{live.base}/play/{mover}", width=390, height=844)
     shoot(page, "phone-turn", full=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    board = page.locator("#board svg").bounding_box()
+    board = page.locator("#board svg.clans-board").bounding_box()
     assert board is not None and 300 <= board["width"] <= 390 and board["x"] >= 0
     # The own clan and the board are on the first screen.
     clan = page.locator("[data-your-clan]").bounding_box()

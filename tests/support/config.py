@@ -10,12 +10,14 @@ from typing import Any
 import pytest
 
 POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-REDIS_URL = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
+#: Each pytest-xdist worker has a Redis database of its own (gw0: 15, gw1: 14, ...).
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+REDIS_URL = os.environ.get("PBEM_TEST_REDIS", f"redis://127.0.0.1:6379/{15 - _WORKER}")
 REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
-TABLES = ["caught_mail", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
-          "game", "suppression"]
+TABLES = ["caught_mail", "webhook", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
+          "game", "suppression", "rating"]
 
 
 def unavailable(what: str, why: object) -> None:

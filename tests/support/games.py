@@ -156,3 +156,14 @@ def redeal_others(ctx: Any, game_id: str, viewer: int) -> None:
                 session.add(seat)
         game.state = json.dumps(state)
         session.add(game)
+
+
+def play_to_end(ctx: Any, toks: list[str]) -> int:
+    """Play a started game to its natural end (each seat's first legal move, so
+    that its record replays to the stored position); the number of moves."""
+    moves = 0
+    while services.seat_view(ctx, toks[0])["status"] == "active":
+        t, view = to_move(ctx, toks)
+        services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+        moves += 1
+    return moves

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import text
 
 from tests.support.config import TABLES
+from tests.support.messages import caught
 
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -34,6 +35,15 @@ def ask_for_link(client: Any, ctx: Any, email: str = "ann@example.org") -> str:
     response = client.post("/login", data={"csrf_token": token, "email": email})
     assert response.status_code == 200
     return response.get_data(as_text=True)
+
+
+def sign_in(client: Any, ctx: Any, email: str = "ann@example.org") -> None:
+    """Sign the client in as ``email`` (it must have a game): ask for the link,
+    read it from the mail, press the button."""
+    ask_for_link(client, ctx, email)
+    path = link_in(caught(ctx, recipient=email, kind="login")[-1])
+    response = client.post(path, data={"csrf_token": csrf_from(client.get(path).get_data(as_text=True))})
+    assert response.status_code == 303, response.status_code
 
 
 def link_in(message: Any) -> str:

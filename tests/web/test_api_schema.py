@@ -73,6 +73,13 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 [[operations]]
 include-name = "POST /seat/computer"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# Whether a webhook's address is taken depends on where its name resolves (422
+# for a name that cannot be found or leads to a private address), and a game
+# takes five webhooks, a seat a few an hour (409, 429).
+[[operations]]
+include-name = "POST /seat/webhooks"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
 # The document describes the checks of pbem.players (names of 1 to 40

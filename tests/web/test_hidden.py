@@ -66,6 +66,10 @@ def test_a_seat_page_does_not_depend_on_the_other_seats_clans(client, ctx):
         out = [_main(client.get(f"/play/{by_seat[s]}").get_data(as_text=True)) for s in range(3)]
         out.append(_main(client.get(f"/games/{game_id}").get_data(as_text=True)))
         out.append(client.get(f"/api/v1/games/{game_id}").get_data(as_text=True))
+        # The watch page's poll, and the replay a running game does not have.
+        out.append(client.get(f"/games/{game_id}/version").get_data(as_text=True))
+        out.append(_main(client.get(f"/games/{game_id}/replay").get_data(as_text=True)))
+        out.append(_main(client.get(f"/games/{game_id}/replay?ply=2&part=step").get_data(as_text=True)))
         return out
 
     original = pages()
@@ -77,7 +81,7 @@ def test_a_seat_page_does_not_depend_on_the_other_seats_clans(client, ctx):
             set_state(ctx, game_id, {**state, "clans": changed})
             now = pages()
             assert now[viewer] == original[viewer], (viewer, changed)
-            assert now[3] == original[3] and now[4] == original[4]
+            assert now[3:] == original[3:]
             # The viewer's own clan is the one thing that shows.
             assert now[others[0]] != original[others[0]]
     set_state(ctx, game_id, state)
@@ -92,6 +96,13 @@ def test_public_pages_and_api_show_no_clan_before_the_end(client, ctx):
     assert "Your clan" not in page
     api = client.get(f"/api/v1/games/{game_id}").get_json()
     assert all(p["clan"] is None for p in api["players"])
+    # The watch page polls a version made of public facts only, and a running
+    # game's replay (which would name each village's scorers) is refused.
+    assert set(client.get(f"/games/{game_id}/version").get_json()) == {"game", "status", "ply", "version"}
+    for url in (f"/games/{game_id}/replay", f"/games/{game_id}/replay?ply=1&part=step"):
+        answer = client.get(url)
+        assert answer.status_code == 404
+        assert clan_marks(answer.get_data(as_text=True)) == {"yours": [], "players": []}
 
 
 def test_after_the_end_every_clan_is_shown_to_everyone(client, ctx):

@@ -1,0 +1,59 @@
+"""What a load balancer or an orchestrator asks every few seconds.
+
+- ``GET /healthz``: the process is up and serving; no I/O at all.
+- ``GET /readyz``: the database answers ``SELECT 1`` and the broker ``PING``,
+  each within a short time-out (``pbem.probes``); ``503`` naming the one that
+  did not.  With no broker configured (work runs in-process) the broker is
+  ``not configured`` and does not count.
+
+Both are plain JSON for machines, never rate-limited, set no cookie and say
+nothing secret: the reason a probe failed goes to the log, not to whoever asks.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Blueprint, Flask, Response, current_app, jsonify
+
+from .. import probes
+
+bp = Blueprint("health", __name__)
+log = logging.getLogger(__name__)
+
+
+def _answer(body: dict[str, object], status: int) -> Response:
+    response = jsonify(body)
+    response.status_code = status
+    # A probe's answer is about this moment: no cache may keep it.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    return _answer({"status": "ok"}, 200)
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    config = current_app.config
+    timeout = float(config["READY_TIMEOUT"])
+    checks = [probes.database(str(config["DATABASE_URL"]), timeout),
+              probes.broker(str(config["BROKER_URL"] or ""), timeout)]
+    failed = [c.name for c in checks if c.failed]
+    for check in checks:
+        if check.failed:
+            log.warning("not ready: %s %s", check.name, check.detail)
+    body: dict[str, object] = {"status": "unavailable" if failed else "ok",
+                               "checks": {c.name: c.state for c in checks}}
+    if failed:
+        body["failed"] = failed
+    return _answer(body, 503 if failed else 200)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    # No limit counts these (a probe every few seconds from every balancer),
+    # whatever default limits the limiter is ever given.
+    app.extensions["pbem_limits"].extension.exempt(bp)

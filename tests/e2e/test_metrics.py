@@ -1,0 +1,124 @@
+"""``GET /metrics`` as an operator's Prometheus reads it: gunicorn with two
+workers in multiprocess mode on PostgreSQL, a short game played over HTTP,
+and every worker's counts summed in whichever worker answers."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from pbem import services
+from pbem.web import create_app
+from tests.support.config import SECRET, app_config
+from tests.support.games import new_game, to_move
+from tests.support.smtp import free_port
+
+GUNICORN = Path(sys.executable).with_name("gunicorn")
+
+
+def _value(text: str, name: str, **labels: str) -> float:
+    """The sample ``name{labels}`` in an exposition (0 when it is not there)."""
+    wanted = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    total = 0.0
+    for line in text.splitlines():
+        m = re.fullmatch(r"([a-z_]+)(?:\{([^}]*)\})? (\S+)", line)
+        if not m or m.group(1) != name:
+            continue
+        got = ",".join(sorted((m.group(2) or "").split(","))) if m.group(2) else ""
+        if not labels or all(part in got.split(",") for part in wanted.split(",")):
+            total += float(m.group(3))
+    return total
+
+
+@pytest.fixture
+def server(database_url: str, tmp_path: Path) -> Iterator[Any]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    folder = tmp_path / "prometheus"
+    folder.mkdir()
+    (folder / "stale_999999.db").write_bytes(b"from an earlier run")  # cleared when the server starts
+    env = {**os.environ, "PBEM_DATABASE_URL": database_url, "PBEM_SECRET_KEY": SECRET, "PBEM_BASE_URL": base,
+           "PBEM_METRICS": "1", "PROMETHEUS_MULTIPROC_DIR": str(folder), "PBEM_BOT_DELAY": "0"}
+    proc = subprocess.Popen([str(GUNICORN), "-w", "2", "-b", f"127.0.0.1:{port}", "-c", "python:pbem.gunicorn_conf",
+                             "--graceful-timeout", "2", "pbem.web:create_app()"], env=env, cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass  # not listening yet, or its workers still starting
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("gunicorn did not start: " + (proc.stderr.read() if proc.stderr else b"").decode())
+            time.sleep(0.2)
+        app = create_app(app_config(database_url, BASE_URL=base))
+        yield base, app.extensions["pbem"], folder
+        app.extensions["pbem"].engine.dispose()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+# Several processes share one database, as in production: PostgreSQL.
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_short_games_counts_are_summed_over_two_workers(server: Any) -> None:
+    base, ctx, folder = server
+    assert not (folder / "stale_999999.db").exists()
+    game_id, toks = new_game(ctx, 2)
+    moves = 6
+    for _ in range(moves):
+        token, view = to_move(ctx, toks)
+        answer = requests.post(base + "/api/v1/seat/moves", headers={"Authorization": f"Bearer {token}"},
+                               json={"move": view["legal_moves"][0], "ply": view["ply"]}, timeout=20)
+        assert answer.status_code == 200, answer.text
+    # Refused: a move for a ply already gone, and one by the player not to move.
+    token, view = to_move(ctx, toks)
+    other = next(t for t in toks if t != token)
+    stale = requests.post(base + "/api/v1/seat/moves", headers={"Authorization": f"Bearer {token}"},
+                          json={"move": view["legal_moves"][0], "ply": view["ply"] - 1}, timeout=20)
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale"
+    wrong = requests.post(base + "/api/v1/seat/moves", headers={"Authorization": f"Bearer {other}"},
+                          json={"move": view["legal_moves"][0], "ply": view["ply"]}, timeout=20)
+    assert wrong.status_code == 409 and wrong.json()["error"]["code"] == "not-your-turn"
+
+    # Requests at once reach both workers; each writes its own count files.
+    def pids() -> set[str]:
+        return {m.group(1) for f in folder.glob("*.db") if (m := re.search(r"_(\d+)\.db$", f.name))}
+
+    with ThreadPoolExecutor(8) as pool:
+        for _ in range(20):
+            list(pool.map(lambda _: requests.get(f"{base}/games/{game_id}", timeout=20).status_code, range(16)))
+            if len(pids()) >= 2:
+                break
+    assert len(pids()) >= 2, pids()
+    served = services.public_game(ctx, game_id)["ply"]
+    assert served == moves
+
+    for _ in range(4):  # whichever worker answers, the sums are the same
+        text = requests.get(base + "/metrics", timeout=20).text
+        assert _value(text, "pbem_moves_total", outcome="accepted") == moves
+        assert _value(text, "pbem_moves_total", outcome="stale") == 1
+        assert _value(text, "pbem_moves_total", outcome="not-your-turn") == 1
+        assert _value(text, "pbem_games_active") == 1
+        assert _value(text, "pbem_request_seconds_count", route="/api/v1/seat/moves", method="POST") == moves + 2
+        assert _value(text, "pbem_request_seconds_count", route="/games/<game_id>", method="GET") >= 16
+        # Turn mail was written (and, with no broker, sent in the request): each kind counted.
+        assert _value(text, "pbem_mail_total", kind="turn", outcome="sent") >= moves
+        assert "pbem_outbox_pending " in text and "pbem_outbox_oldest_pending_seconds " in text
+        # Labels are routes and codes: no token, no game id, no address.
+        assert not any(t in text for t in toks) and game_id not in text and "@" not in text
+
+
+def test_metrics_are_off_unless_asked_for(client: Any) -> None:
+    assert client.get("/metrics").status_code == 404

@@ -1,0 +1,230 @@
+"""Webhook posts, delivered by the outbox to a real HTTP receiver: a whole game's
+signed posts (the start, every person's turn, the end), once each and never a
+clan; the Discord and Slack bodies; nothing to a private address when it is not
+allowed (checked again at delivery); a dead receiver retried, then switched off
+after a day, its setter told by mail."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import hashlib
+import hmac
+import json
+import re
+from typing import Any
+
+from sqlmodel import col, select
+
+from pbem import clock, services, webhooks
+from pbem.db import session_scope
+from pbem.models import CaughtMail, Outbox, Webhook
+from pbem.rules.tables import CLANS
+from tests.support.clock import frozen_clock
+from tests.support.games import finish, new_game, play, seat_tokens, to_move
+from tests.support.receiver import Receiver
+
+#: A whole game of first legal moves ends well within this.
+MAX_MOVES = 300
+_CLAN_WORD = re.compile(r"\b(" + "|".join(CLANS) + r")\b", re.I)
+
+
+def _sign(secret: str, body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def _webhook_rows(ctx: Any) -> list[Outbox]:
+    with session_scope(ctx.engine) as session:
+        return list(session.exec(select(Outbox).where(Outbox.kind == "webhook").order_by(col(Outbox.id))))
+
+
+def test_a_whole_game_is_posted_signed_once_each_and_without_a_clan(hctx: Any, receiver: Receiver) -> None:
+    game_id, toks = new_game(hctx, start=False)  # the first player has accepted
+    made = webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    assert made.secret and made.webhook["kind"] == "json" and made.webhook["url"] == receiver.url
+    for token in toks[1:]:
+        services.accept(hctx, token)
+    for _ in range(MAX_MOVES):
+        if services.public_game(hctx, game_id)["status"] == "finished":
+            break
+        play(hctx, toks, 1)
+    final = services.public_game(hctx, game_id)
+    assert final["status"] == "finished"
+
+    bodies = [p.json() for p in receiver.posts]
+    for post in receiver.posts:
+        assert post.headers["content-type"] == "application/json"
+        assert post.headers["x-pbem-signature"] == _sign(made.secret, post.body)
+        assert post.path == "/hook"
+    for body in bodies:
+        assert set(body) == {"game", "event", "ply", "to_move", "url"}
+        assert body["game"] == game_id and body["url"] == f"https://clans.example/games/{game_id}"
+        assert body["to_move"] not in CLANS
+    # Never a clan, nor a seat's link or token, in any post.
+    raw = b"".join(p.body for p in receiver.posts).decode()
+    assert not any(t in raw for t in toks) and "/play/" not in raw
+    assert [b["event"] for b in bodies] == ["start"] + ["turn"] * (final["ply"] - 1) + ["over"]
+    assert [b["ply"] for b in bodies] == list(range(final["ply"])) + [final["ply"]]
+    names = [h["player"] for h in final["history"]]
+    # Each turn names the player who then moved; the end names nobody.
+    assert [b["to_move"] for b in bodies[:-1]] == names and bodies[-1]["to_move"] is None
+    # Once per event and webhook, all sent.
+    rows = _webhook_rows(hctx)
+    assert len(rows) == len(bodies) and {r.status for r in rows} == {"sent"}
+
+
+def test_discord_posts_mention_the_player_to_move_and_attach_the_board(hctx: Any, receiver: Receiver) -> None:
+    game_id, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[0], "discord", receiver.url)
+    token, view = to_move(hctx, toks)
+    nxt = [t for t in toks if t != token]
+    for t in nxt:
+        webhooks.set_discord_id(hctx, t, "123456789012345678")
+    services.submit_move(hctx, token, view["legal_moves"][0], None, view["ply"])
+    post = receiver.posts[-1]
+    assert post.headers["content-type"].startswith("multipart/form-data; boundary=")
+    parsed = email.message_from_bytes(b"Content-Type: " + post.headers["content-type"].encode() + b"\r\n\r\n"
+                                      + post.body, policy=email.policy.default)
+    parts = {p.get_param("name", header="content-disposition"): p for p in parsed.iter_parts()}
+    payload = json.loads(parts["payload_json"].get_content())
+    picture = parts["files[0]"].get_content()
+    assert picture.startswith(b"\x89PNG")
+    now = services.public_game(hctx, game_id)
+    assert payload["content"] == (f"<@123456789012345678> It's {now['next']}'s turn (move 2).\n"
+                                  f"https://clans.example/games/{game_id}")
+    # Nobody else can be pinged, whatever a name says.
+    assert payload["allowed_mentions"] == {"parse": [], "users": ["123456789012345678"]}
+    assert not _CLAN_WORD.search(payload["content"])
+
+
+def test_slack_posts_escape_what_slack_would_read_as_a_mention(hctx: Any, receiver: Receiver) -> None:
+    game_id, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[1], "slack", receiver.url)
+    finish(hctx, game_id, toks)
+    body = receiver.posts[-1].json()
+    assert set(body) == {"text"}
+    assert body["text"].startswith(f"Game {game_id} is over: ")
+    assert body["text"].endswith(f"\n<https://clans.example/games/{game_id}>")
+    assert "Final scores: " in body["text"] and not _CLAN_WORD.search(body["text"])
+
+
+def test_the_setters_language_is_the_posts(hctx: Any, receiver: Receiver) -> None:
+    game_id, toks = new_game(hctx)
+    services.set_language(hctx, toks[0], "hu")
+    webhooks.add_webhook(hctx, toks[0], "slack", receiver.url)
+    play(hctx, toks, 1)
+    # Untranslated sentences fall back to English until the catalog has them;
+    # the game's link is there in any language.
+    assert receiver.posts[-1].json()["text"].endswith(f"<https://clans.example/games/{game_id}>")
+
+
+def test_no_post_goes_to_a_private_address_at_delivery(hctx: Any, receiver: Receiver) -> None:
+    """Allowed when it was set, not when it is sent (the setting changed, or the
+    name now resolves elsewhere): checked again, and nothing is sent."""
+    _, toks = new_game(hctx)
+    hctx.config["WEBHOOK_ALLOW"] = "localhost"
+    webhooks.add_webhook(hctx, toks[0], "json", f"https://localhost:{receiver.port}/hook")
+    hctx.config["WEBHOOK_ALLOW"] = ""
+    play(hctx, toks, 1)
+    assert receiver.posts == []
+    [row] = _webhook_rows(hctx)
+    assert row.status == "failed" and "private or local" in (row.last_error or "")
+
+
+def test_a_dead_receiver_is_retried_then_switched_off_after_a_day(hctx: Any) -> None:
+    dead = Receiver().start()
+    url = dead.url
+    dead.stop()  # nothing listens there now
+    now = frozen_clock(hctx)
+    game_id, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[2], "json", url)
+    setter = services.seat_view(hctx, toks[2])["you"]
+    play(hctx, toks, 1)
+    [row] = _webhook_rows(hctx)
+    assert row.status == "pending" and row.attempts == 1
+    now.advance(hours=2)
+    clock_sweep(hctx)
+    [row] = _webhook_rows(hctx)
+    assert row.status == "pending" and row.attempts == 2
+    listing = webhooks.webhooks_of(hctx, toks[2])["webhooks"]
+    assert listing[0]["status"] == "failing" and "ConnectionRefusedError" in (listing[0]["last_error"] or "")
+    # The other players see that it fails, not its address or its errors.
+    other = webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]
+    assert other["status"] == "failing" and other["url"] is None and other["last_error"] is None
+    now.advance(hours=21, minutes=59)  # 23 h 59 min of failures
+    clock_sweep(hctx)
+    assert webhooks.webhooks_of(hctx, toks[2])["webhooks"][0]["status"] == "failing"
+    now.advance(hours=2)
+    clock_sweep(hctx)
+    [row] = _webhook_rows(hctx)
+    assert row.status == "failed"
+    assert webhooks.webhooks_of(hctx, toks[2])["webhooks"][0]["status"] == "off"
+    with session_scope(hctx.engine) as session:
+        told = session.exec(select(CaughtMail).where(CaughtMail.kind == "webhook-off")).all()
+        assert [m.recipient for m in told] == [f"{setter.lower()}@example.org"]
+        text = email.message_from_string(told[0].raw, policy=email.policy.default)
+        body = text.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
+        assert "127.0.0.1" in body and f"game {game_id}" in body
+        hook = session.exec(select(Webhook)).one()
+        assert hook.disabled_at is not None
+    # Once off, no more posts are written for it; the mail went once.
+    play(hctx, toks, 1)
+    assert len(_webhook_rows(hctx)) == 1
+    clock_sweep(hctx)
+    with session_scope(hctx.engine) as session:
+        assert len(session.exec(select(CaughtMail).where(CaughtMail.kind == "webhook-off")).all()) == 1
+
+
+def test_a_post_that_gets_through_ends_a_run_of_failures(hctx: Any, receiver: Receiver) -> None:
+    now = frozen_clock(hctx)
+    _, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    receiver.status = 503
+    play(hctx, toks, 1)
+    assert webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]["status"] == "failing"
+    receiver.status = 204
+    now.advance(hours=1)
+    clock_sweep(hctx)
+    assert webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]["status"] == "live"
+    assert [r.status for r in _webhook_rows(hctx)] == ["sent"]
+    # The receiver got the same post twice (one refused, one taken): at most once *taken*.
+    assert len(receiver.posts) == 2 and receiver.posts[0].body == receiver.posts[1].body
+
+
+def test_a_lasting_refusal_is_not_retried(hctx: Any, receiver: Receiver) -> None:
+    _, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    receiver.status = 404  # e.g. the channel's webhook was deleted
+    play(hctx, toks, 1)
+    [row] = _webhook_rows(hctx)
+    assert row.status == "failed" and "HTTP 404" in (row.last_error or "")
+
+
+def test_a_removed_webhook_gets_nothing_more(hctx: Any, receiver: Receiver) -> None:
+    _, toks = new_game(hctx)
+    made = webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    play(hctx, toks, 1)
+    assert len(receiver.posts) == 1
+    webhooks.remove_webhook(hctx, toks[0], made.webhook["id"])
+    play(hctx, toks, 1)
+    assert len(receiver.posts) == 1
+
+
+def test_the_computers_turns_are_not_posted(hctx: Any, receiver: Receiver) -> None:
+    game_id = services.start_game(hctx, services.parse_players(
+        [{"name": "Ann", "email": "ann@example.org"}, {"bot": "easy"}]), confirmed=True)
+    toks = seat_tokens(hctx, game_id)
+    ann = next(t for t in toks if services.seat_view(hctx, t)["you"] == "Ann")
+    webhooks.add_webhook(hctx, ann, "json", receiver.url)
+    for _ in range(3):
+        view = services.seat_view(hctx, ann)
+        if view["your_turn"]:
+            services.submit_move(hctx, ann, view["legal_moves"][0], None, view["ply"])
+    bodies = [p.json() for p in receiver.posts]
+    assert bodies and {(b["event"], b["to_move"]) for b in bodies} == {("turn", "Ann")}
+    assert services.public_game(hctx, game_id)["ply"] >= 4  # the computer moved in between
+
+
+def clock_sweep(ctx: Any) -> None:
+    """What beat's sweep does: deliver every pending row that is due."""
+    clock.sweep_outbox(ctx)
