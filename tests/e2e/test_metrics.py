@@ -1,6 +1,7 @@
 """``GET /metrics`` as an operator's Prometheus reads it: gunicorn with two
-workers in multiprocess mode on PostgreSQL, a short game played over HTTP,
-and every worker's counts summed in whichever worker answers."""
+workers and a Celery worker in multiprocess mode, on PostgreSQL and Redis; a
+short game played over HTTP, and every process's counts (the Celery worker's
+mail among them) summed in whichever web worker answers."""
 
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+import redis
 import requests
 
 from pbem import services
 from pbem.web import create_app
-from tests.support.config import SECRET, app_config
+from tests.support.clock import wait_until
+from tests.support.config import SECRET, app_config, redis_db
 from tests.support.games import new_game, to_move
 from tests.support.smtp import free_port
 
@@ -40,17 +43,23 @@ def _value(text: str, name: str, **labels: str) -> float:
 
 
 @pytest.fixture
-def server(database_url: str, tmp_path: Path) -> Iterator[Any]:
+def server(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[Any]:
+    broker = redis_db(1)
+    redis.Redis.from_url(broker).flushdb()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     folder = tmp_path / "prometheus"
     folder.mkdir()
     (folder / "stale_999999.db").write_bytes(b"from an earlier run")  # cleared when the server starts
     env = {**os.environ, "PBEM_DATABASE_URL": database_url, "PBEM_SECRET_KEY": SECRET, "PBEM_BASE_URL": base,
-           "PBEM_METRICS": "1", "PROMETHEUS_MULTIPROC_DIR": str(folder), "PBEM_BOT_DELAY": "0"}
+           "PBEM_METRICS": "1", "PROMETHEUS_MULTIPROC_DIR": str(folder), "PBEM_BOT_DELAY": "0",
+           "PBEM_BROKER_URL": broker}
     proc = subprocess.Popen([str(GUNICORN), "-w", "2", "-b", f"127.0.0.1:{port}", "-c", "python:pbem.gunicorn_conf",
                              "--graceful-timeout", "2", "pbem.web:create_app()"], env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "pbem.worker", "worker", "--pool", "solo",
+                               "--loglevel", "WARNING"], env=env, cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=open(tmp_path / "worker.log", "w"))
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -66,13 +75,16 @@ def server(database_url: str, tmp_path: Path) -> Iterator[Any]:
         yield base, app.extensions["pbem"], folder
         app.extensions["pbem"].engine.dispose()
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        for process in (proc, worker):
+            process.terminate()
+        for process in (proc, worker):
+            process.wait(timeout=20)
+        redis.Redis.from_url(broker).flushdb()
 
 
 # Several processes share one database, as in production: PostgreSQL.
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_a_short_games_counts_are_summed_over_two_workers(server: Any) -> None:
+def test_a_short_games_counts_are_summed_over_every_process(server: Any) -> None:
     base, ctx, folder = server
     assert not (folder / "stale_999999.db").exists()
     game_id, toks = new_game(ctx, 2)
@@ -102,6 +114,11 @@ def test_a_short_games_counts_are_summed_over_two_workers(server: Any) -> None:
             if len(pids()) >= 2:
                 break
     assert len(pids()) >= 2, pids()
+    # Each move's turn mail goes through Redis to the Celery worker, which counts
+    # what became of it: sent, or skipped when the game had moved on by then.
+    wait_until(lambda: _value(requests.get(base + "/metrics", timeout=20).text, "pbem_mail_total",
+                              kind="turn") == moves, timeout=60)
+    assert len(pids()) >= 3, pids()  # two web workers and the Celery worker
     served = services.public_game(ctx, game_id)["ply"]
     assert served == moves
 
@@ -113,8 +130,8 @@ def test_a_short_games_counts_are_summed_over_two_workers(server: Any) -> None:
         assert _value(text, "pbem_games_active") == 1
         assert _value(text, "pbem_request_seconds_count", route="/api/v1/seat/moves", method="POST") == moves + 2
         assert _value(text, "pbem_request_seconds_count", route="/games/<game_id>", method="GET") >= 16
-        # Turn mail was written (and, with no broker, sent in the request): each kind counted.
-        assert _value(text, "pbem_mail_total", kind="turn", outcome="sent") >= moves
+        assert _value(text, "pbem_mail_total", kind="turn") == moves
+        assert _value(text, "pbem_mail_total", kind="turn", outcome="sent") >= 1
         assert "pbem_outbox_pending " in text and "pbem_outbox_oldest_pending_seconds " in text
         # Labels are routes and codes: no token, no game id, no address.
         assert not any(t in text for t in toks) and game_id not in text and "@" not in text

@@ -17,20 +17,19 @@ from sqlmodel import col, select
 from pbem import services
 from pbem.db import session_scope
 from pbem.models import MoveRecord, Outbox
+from tests.support.config import redis_db
 from tests.support.games import PLAYERS, seat_tokens, to_move
 from tests.support.smtp import SmtpServer
 
-#: This test's own Redis database (the other broker tests use 12 and 13, pytest-xdist's workers 14 and 15).
-DB = 11
 MARK = "pbem-tests:flush"
 
 
 @pytest.fixture
-def broker(redis_url: str) -> Iterator[str]:
-    url = redis_url.rsplit("/", 1)[0] + f"/{DB}"
+def broker(redis_url: str) -> Iterator[str]:  # redis_url: skipped (or failed) without Redis
+    url = redis_db(4)  # this test's own (tests/support/config.py)
     client = redis.Redis.from_url(url, socket_connect_timeout=2)
     if client.dbsize() and not client.exists(MARK):
-        pytest.fail(f"Redis database {DB} holds keys that are not this test's: point PBEM_TEST_REDIS elsewhere")
+        pytest.fail(f"Redis database {url} holds keys that are not this test's: point PBEM_TEST_REDIS elsewhere")
     client.flushdb()
     client.set(MARK, "1")
     yield url

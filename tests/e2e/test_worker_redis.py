@@ -23,7 +23,7 @@ from pbem.db import session_scope
 from pbem.models import MoveRecord, Outbox
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
-from tests.support.config import BASE_URL, SECRET
+from tests.support.config import BASE_URL, SECRET, redis_db
 from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
 from tests.support.messages import parts
 from tests.support.smtp import SmtpServer
@@ -37,14 +37,13 @@ EMAILS = {p["name"]: p["email"] for p in PLAYERS}
 MARK = "pbem-tests:broker"
 
 
-def broker_db(redis_url: str, db: int) -> str:
+def broker_db(url: str) -> str:
     """A Redis database of its own for these tests, emptied first: only if it is
     empty or these tests' (never someone else's data)."""
-    url = redis_url.rsplit("/", 1)[0] + f"/{db}"
     client = redis.Redis.from_url(url, socket_connect_timeout=2)
     if client.dbsize() and not client.exists(MARK):
-        pytest.fail(f"Redis database {db} ({url}) holds keys that are not these tests'; point "
-                    "PBEM_TEST_REDIS at a Redis whose databases 12 and 13 are free")
+        pytest.fail(f"Redis database {url} holds keys that are not these tests'; point "
+                    "PBEM_TEST_REDIS at a Redis whose databases below its own are free")
     empty(url)
     return url
 
@@ -61,7 +60,7 @@ def empty(url: str) -> None:
 def worker_app(database_url: str, smtp: SmtpServer, redis_url: str) -> Iterator[Any]:
     from pbem.web import create_app
 
-    broker = broker_db(redis_url, 13)
+    broker = broker_db(redis_db(2))
     app = create_app(smtp.config(database_url, BROKER_URL=broker))
     celery = app.extensions["celery"]
     assert not celery.conf.task_always_eager
@@ -211,7 +210,7 @@ def test_celery_a_worker_command(database_url: str, smtp: SmtpServer, redis_url:
     PBEM_* variables, delivers the mail the web app decides."""
     from pbem.web import create_app
 
-    broker = broker_db(redis_url, 12)
+    broker = broker_db(redis_db(3))
     env = {**os.environ, "PBEM_DATABASE_URL": database_url, "PBEM_BROKER_URL": broker,
            "PBEM_SMTP_HOST": smtp.host, "PBEM_SMTP_PORT": str(smtp.port), "PBEM_MAILBOX": "0",
            "PBEM_SECRET_KEY": SECRET, "PBEM_BASE_URL": BASE_URL, "PYTHONPATH": str(ROOT)}

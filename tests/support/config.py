@@ -10,14 +10,23 @@ from typing import Any
 import pytest
 
 POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-#: Each pytest-xdist worker has a Redis database of its own (gw0: 15, gw1: 14, ...).
+#: Each pytest-xdist worker has five Redis databases of its own (gw0: 15 to 11, gw1: 10 to 6):
+#: REDIS_URL's, and four for the tests that run a broker (``redis_db``).
 _WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
-REDIS_URL = os.environ.get("PBEM_TEST_REDIS", f"redis://127.0.0.1:6379/{15 - _WORKER}")
+REDIS_URL = os.environ.get("PBEM_TEST_REDIS", f"redis://127.0.0.1:6379/{15 - 5 * _WORKER}")
 REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
 TABLES = ["caught_mail", "webhook", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
           "game", "suppression", "rating"]
+
+
+def redis_db(n: int) -> str:
+    """The ``n``-th (1 to 4) Redis database of this test worker beside REDIS_URL's:
+    a broker test's own, so that two workers never empty each other's queues."""
+    assert 1 <= n <= 4, n
+    base, _, db = REDIS_URL.rpartition("/")
+    return f"{base}/{int(db) - n}"
 
 
 def unavailable(what: str, why: object) -> None:
