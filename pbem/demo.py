@@ -145,6 +145,10 @@ def run_demo() -> int:
                  # The demo game's webhook posts to the demo's own catcher page.
                  "WEBHOOK_ALLOW": urlsplit(base_url).hostname or host}
     app = create_app(overrides)
+    # The demo does its background work in this process: a line for every
+    # migration step and every task done would bury what it prints for the person.
+    for noisy in ("alembic", "celery.app.trace"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     config = app.config
     upgrade(config["DATABASE_URL"])
     ctx = app.extensions["pbem"]

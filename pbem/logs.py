@@ -26,6 +26,9 @@ _ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?=[A-Za-z0-9](?:[A-Za-
 # Secrets in paths: seat links, sign-in links, unsubscribe and "never" links.
 _LINK_TOKEN = re.compile(r"(/(?:play|signin|unsubscribe|never|api/v1/seat)/)[A-Za-z0-9_~.-]{12,}")
 _BEARER = re.compile(r"(Bearer\s+)[^\s\"',]+", re.IGNORECASE)
+# A whole address's path and query: a chat service's webhook address is its
+# password (discord.com/api/webhooks/ID/TOKEN, hooks.slack.com/services/...).
+_URL_PATH = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s/\"'<>]+)/[^\s\"'<>]*", re.IGNORECASE)
 
 
 def redact(text: str) -> str:
@@ -33,8 +36,11 @@ def redact(text: str) -> str:
 
     >>> redact("550 <ann@example.org> refused; GET /play/Zq3kP1x0abcdEFGH12 200")
     '550 <***@example.org> refused; GET /play/*** 200'
+    >>> redact("posting to https://discord.com/api/webhooks/123/s3cr3T?wait=1 failed")
+    'posting to https://discord.com/*** failed'
     """
     text = _ADDRESS.sub("***@", text)
+    text = _URL_PATH.sub(r"\1/***", text)
     text = _LINK_TOKEN.sub(r"\1***", text)
     return _BEARER.sub(r"\1***", text)
 

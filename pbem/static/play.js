@@ -7,7 +7,7 @@
   var NS = "http://www.w3.org/2000/svg";
   var dataEl = document.getElementById("play-data");
   var form = document.getElementById("confirm-form");
-  var svg = document.querySelector("#board svg");
+  var svg = document.querySelector("#board svg.clans-board");
   if (!dataEl || !form || !svg) return;
 
   var data;

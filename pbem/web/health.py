@@ -13,6 +13,8 @@ nothing secret: the reason a probe failed goes to the log, not to whoever asks.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
@@ -35,12 +37,30 @@ def healthz() -> Response:
     return _answer({"status": "ok"}, 200)
 
 
+#: How long one answer of the checks serves every probe that asks: a database
+#: connection each (the probe's engine keeps none) for anyone who asks, as
+#: often as they like, would be work an anonymous visitor could have done at will.
+READY_CACHE_SECONDS = 2.0
+_last: dict[tuple[str, str], tuple[float, list[probes.Probe]]] = {}
+_asking = threading.Lock()
+
+
+def _checks(database: str, broker: str, timeout: float) -> list[probes.Probe]:
+    key = (database, broker)
+    with _asking:  # probes arriving together share one round of checks
+        done = _last.get(key)
+        if done is not None and time.monotonic() - done[0] < READY_CACHE_SECONDS:
+            return done[1]
+        checks = [probes.database(database, timeout), probes.broker(broker, timeout)]
+        _last[key] = (time.monotonic(), checks)
+        return checks
+
+
 @bp.get("/readyz")
 def readyz() -> Response:
     config = current_app.config
     timeout = float(config["READY_TIMEOUT"])
-    checks = [probes.database(str(config["DATABASE_URL"]), timeout),
-              probes.broker(str(config["BROKER_URL"] or ""), timeout)]
+    checks = _checks(str(config["DATABASE_URL"]), str(config["BROKER_URL"] or ""), timeout)
     failed = [c.name for c in checks if c.failed]
     for check in checks:
         if check.failed:

@@ -92,3 +92,31 @@ def test_probes_are_never_rate_limited(database_url: str) -> None:
     assert [client.get("/").status_code for _ in range(5)][-1] == 429
     assert {client.get("/healthz").status_code for _ in range(50)} == {200}
     assert {client.get("/readyz").status_code for _ in range(20)} == {200}
+
+
+def test_probes_arriving_together_share_one_round_of_checks(database_url: str) -> None:
+    # Each round opens a database connection of its own: an anonymous visitor
+    # asking a thousand times must not cost a thousand connections.
+    from sqlalchemy import event
+
+    from pbem import probes
+    from pbem.web import health
+
+    app = create_app(app_config(database_url))
+    client = app.test_client()
+    engine = probes._probe_engine(database_url, float(app.config["READY_TIMEOUT"]))
+    opened: list[int] = []
+
+    def count(*_: Any) -> None:
+        opened.append(1)
+
+    event.listen(engine, "connect", count)
+    try:
+        health._last.clear()
+        assert all(client.get("/readyz").status_code == 200 for _ in range(50))
+        assert len(opened) == 1
+        health._last.clear()  # as when the window is over: a new round
+        assert client.get("/readyz").status_code == 200 and len(opened) == 2
+    finally:
+        event.remove(engine, "connect", count)
+        app.extensions["pbem"].engine.dispose()
