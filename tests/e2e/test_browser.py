@@ -88,6 +88,13 @@ def test_phone_layout_fits_and_the_confirm_button_is_in_view(live: Any, browser:
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     board = page.locator("#board svg.clans-board").bounding_box()
     assert board is not None and 300 <= board["width"] <= 390 and board["x"] >= 0
+    # The legend's clan shapes are the size of a letter, not of the board (the
+    # board's CSS once sized every svg in its frame).
+    swatches = page.locator("#board .swatch")
+    assert swatches.count() == 5
+    for i in range(swatches.count()):
+        box = swatches.nth(i).bounding_box()
+        assert box is not None and box["height"] <= 32, box
     # The own clan and the board are on the first screen.
     clan = page.locator("[data-your-clan]").bounding_box()
     assert clan is not None and clan["y"] + clan["height"] <= 844
