@@ -22,10 +22,10 @@ from sqlalchemy import delete, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from . import errors, services, tokens
+from . import errors, services, tokens, webhook_events
 from .context import Context
 from .db import as_utc, session_scope
-from .models import CaughtMail, Game, Inbound, Login, MoveRecord, Outbox, Seat, Suppression
+from .models import CaughtMail, Game, Inbound, Login, MoveRecord, Outbox, Rating, Seat, Suppression, Webhook
 from .outbox import enqueue
 from .players import BadAddress, address_hash, clean_address
 
@@ -320,21 +320,43 @@ def _rename_in_state(game: Game, position: int, name: str) -> None:
         game.state = json.dumps(state)
 
 
+def _inbound_quoting(session: Session, address: str, batch: int = 200) -> list[int]:
+    """The received messages whose raw bytes hold the address, in any case (a
+    bounce quoting it, a forwarded mail): looked for here, a batch at a time,
+    as no SQL both databases share searches bytes without regard to case."""
+    needle = address.lower().encode()
+    found: list[int] = []
+    after = 0
+    while True:
+        rows = session.exec(select(Inbound.id, Inbound.raw).where(col(Inbound.id) > after)
+                            .order_by(col(Inbound.id)).limit(batch)).all()
+        for inbound_id, raw in rows:
+            if inbound_id is not None and needle in bytes(raw).lower():
+                found.append(inbound_id)
+        if len(rows) < batch:
+            return found
+        after = int(rows[-1][0] or 0)
+
+
 def forget(ctx: Context, raw_address: str) -> Done:
-    """Erase a person: their address from every seat, sign-in, outbox row (mail
-    still waiting is dropped with it), received message and caught mail; their
-    name becomes "former player" in every game, so records stay valid.  In a
-    game being played the computer plays on for them (or, were they the last
-    person there, the game is cancelled); a game still gathering its players
-    is cancelled, and those invited are told.  The address's hash goes on the
-    suppression list, so no later game can name it and nothing is mailed to it."""
+    """Erase a person: their address from every seat (with its Discord id),
+    sign-in, outbox row (mail still waiting is dropped with it), received
+    message (sent by them, or quoting their address: a bounce) and caught mail;
+    the webhooks their seats set (with the posts still waiting for them) and
+    their rating; their name becomes "former player" in every game, so records
+    stay valid.  In a game being played the computer plays on for them (or,
+    were they the last person there, the game is cancelled); a game still
+    gathering its players is cancelled, and those invited are told.  The
+    address's hash goes on the suppression list, so no later game can name it
+    and nothing is mailed to it."""
     address = _normal(raw_address)
     if not address or "@" not in address:
         raise errors.Invalid("%(address)s is not an email address", address=repr(raw_address[:80]))
     now = ctx.now()
     counts = {"seats": 0, "games_cancelled": 0, "seats_to_computer": 0, "outbox": 0, "logins": 0,
-              "inbound": 0, "caught_mail": 0}
+              "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0}
     outbox: list[int | None] = []
+    seat_ids: list[int] = []
     computer_turns: list[tuple[int, int]] = []
     suppressed = True
     with session_scope(ctx.engine) as session:
@@ -354,6 +376,8 @@ def forget(ctx: Context, raw_address: str) -> Done:
                 seat.token_salt = tokens.new_salt()
                 seat.token_hash = tokens.digest(tokens.derive(ctx.secret_key, "seat", seat.token_salt))
                 _rename_in_state(game, seat.position, name)
+                if seat.id is not None:
+                    seat_ids.append(seat.id)
                 counts["seats"] += 1
                 if game.status == "active" and seat.bot is None:
                     seat.bot, seat.bot_from = FORGOTTEN_SEAT_LEVEL, game.ply
@@ -375,10 +399,21 @@ def forget(ctx: Context, raw_address: str) -> Done:
         mine = or_(col(Outbox.recipient) == address, col(Outbox.login_id).in_(
             select(Login.id).where(Login.email == address)))
         counts["outbox"] = session.exec(delete(Outbox).where(mine)).rowcount
+        # A webhook's address opens someone's chat channel: theirs go, and the posts still waiting for them.
+        hooks = list(session.exec(select(Webhook.id).where(col(Webhook.seat_id).in_(seat_ids))).all())
+        if hooks:
+            counts["outbox"] += session.exec(delete(Outbox).where(
+                col(Outbox.kind) == "webhook", col(Outbox.status) == "pending",
+                col(Outbox.recipient).in_([webhook_events.recipient(h) for h in hooks]))).rowcount
+            counts["webhooks"] = session.exec(delete(Webhook).where(col(Webhook.id).in_(hooks))).rowcount
         counts["logins"] = session.exec(delete(Login).where(col(Login.email) == address)).rowcount
-        counts["inbound"] = session.exec(delete(Inbound).where(func.lower(col(Inbound.sender)) == address)).rowcount
+        counts["inbound"] = session.exec(delete(Inbound).where(or_(
+            func.lower(col(Inbound.sender)) == address, col(Inbound.id).in_(_inbound_quoting(session, address))))
+        ).rowcount
         counts["caught_mail"] = session.exec(delete(CaughtMail).where(or_(
             col(CaughtMail.recipient) == address, col(CaughtMail.raw).contains(address, autoescape=True)))).rowcount
+        counts["rating"] = session.exec(delete(Rating).where(col(Rating.address_hash) == address_hash(address))
+                                        ).rowcount
         suppressed = services.is_suppressed(session, address)
         if not suppressed:
             try:

@@ -48,6 +48,11 @@ def play_again(ctx: Context, token: object, *, before_start: Callable[[], None] 
         if found is not None:
             return found
         for other in seats:
+            if not other.email and not (other.bot is not None and other.bot_from == 0):
+                # A person erased at their request (pbem admin forget): nobody to invite.
+                raise errors.Conflict(N_("%(name)s has been erased from this service at their request, so a "
+                                         "rematch cannot invite them: start a new game without them"),
+                                      name=other.name, code="erased")
             if other.email and services.is_suppressed(session, other.email):
                 raise errors.Conflict(N_("%(name)s has asked us never to send them mail, so a rematch cannot "
                                          "invite them: start a new game without them"), name=other.name,

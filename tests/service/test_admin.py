@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from pbem import services
+from pbem import errors, rematch, services, tokens
 from pbem.cli import main
 from pbem.db import as_utc, session_scope
 from pbem.errors import Invalid
-from pbem.models import CaughtMail, Game, Login, MoveRecord, Outbox, Seat, Suppression
+from pbem.models import CaughtMail, Game, Inbound, Login, MoveRecord, Outbox, Rating, Seat, Suppression, Webhook
 from pbem.players import address_hash
 from pbem.rules.record import replay
 from pbem.rules.tables import CLANS
@@ -239,6 +239,30 @@ def test_extend_moves_the_running_deadline(ctx: Any, operator_env: str, capsys: 
     assert admin(capsys, "extend", "abcdefghijkmnp", "5")[0] == 1
 
 
+def add_webhook(ctx: Any, game_id: str, email: str, url: str) -> int:
+    """A webhook set by the seat of ``email`` in the game, with a post waiting for it."""
+    with session_scope(ctx.engine) as session:
+        gid = db_id(session, game_id)
+        seat = session.exec(select(Seat).where(Seat.game_id == gid, Seat.email == email)).one()
+        assert seat.id is not None
+        hook = Webhook(game_id=gid, seat_id=seat.id, kind="discord", url=url, secret_salt=tokens.new_salt())
+        session.add(hook)
+        session.flush()
+        assert hook.id is not None
+        session.add(Outbox(game_id=gid, kind="webhook", event="test:1", recipient=f"webhook:{hook.id}",
+                           message_id=f"<hook{hook.id}@test>"))
+        return hook.id
+
+
+def add_inbound(ctx: Any, key: str, sender: str, raw: bytes) -> int:
+    with session_scope(ctx.engine) as session:
+        row = Inbound(message_key=key, recipient="play@pbem.example", sender=sender, raw=raw, received_at=ctx.now())
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        return row.id
+
+
 def test_forget_erases_a_person(ctx: Any, operator_env: str, capsys: pytest.CaptureFixture[str],
                                 caplog: pytest.LogCaptureFixture) -> None:
     over, over_toks = new_game(ctx, 2)
@@ -250,11 +274,27 @@ def test_forget_erases_a_person(ctx: Any, operator_env: str, capsys: pytest.Capt
     services.accept(ctx, seat_tokens(ctx, waiting)[0])  # Bob confirms: Ann is invited
     services.request_login(ctx, ANN)
     assert caught(ctx) and any(m.recipient == ANN for m in caught(ctx))
+    # Her webhook (its address opens her chat channel) and Bob's, each with a post waiting.
+    hers = add_webhook(ctx, running, ANN, "https://93.184.215.14/api/webhooks/1/hers")
+    bobs = add_webhook(ctx, running, PLAYERS[1]["email"], "https://93.184.215.14/api/webhooks/2/bobs")
+    with session_scope(ctx.engine) as session:
+        session.exec(update(Seat).where(col(Seat.email) == ANN).values(discord_id="123456789012345678"))
+        session.exec(update(Seat).where(col(Seat.email) == PLAYERS[1]["email"]).values(discord_id="876543210987654321"))
+        assert session.exec(select(Rating).where(Rating.address_hash == address_hash(ANN))).one()
+    # Mail she sent, a bounce quoting her address (in another case), and Bob's mail, which stays.
+    add_inbound(ctx, "<from-ann@test>", "Ann@Example.org", b"From: Ann <Ann@Example.org>\r\n\r\nmove 3\r\n")
+    add_inbound(ctx, "<bounce@test>", "", b"From: MAILER-DAEMON@mx.test\r\n\r\n"
+                b"<ANN@EXAMPLE.ORG>: mailbox unavailable\r\n")
+    bob_mail = add_inbound(ctx, "<from-bob@test>", PLAYERS[1]["email"], b"From: Bob\r\n\r\nmove 4\r\n")
     caplog.set_level(logging.INFO)
 
     first, second = twice(capsys, "forget", "  Ann@Example.ORG ")
     assert first[0] == 0 and "erased: 3 seats, 1 games cancelled, 1 seats to computer" in first[1]
+    assert all(f"{n} {what}" in first[1] for n, what in ((2, "inbound"), (1, "webhooks"), (1, "rating")))
     assert second[0] == 0 and "nothing left to erase" in second[1]
+    # The second run found each of them gone: its log line counts nothing.
+    erased_logs = [r.getMessage() for r in caplog.records if "erased by the operator" in r.getMessage()]
+    assert len(erased_logs) == 2 and not re.search(r" [1-9]", erased_logs[1])
 
     with session_scope(ctx.engine) as session:
         assert not session.exec(select(Seat).where(Seat.email == ANN)).all()
@@ -262,6 +302,14 @@ def test_forget_erases_a_person(ctx: Any, operator_env: str, capsys: pytest.Capt
         assert not session.exec(select(Login).where(Login.email == ANN)).all()
         assert not [m for m in session.exec(select(CaughtMail)) if ANN in m.raw or m.recipient == ANN]
         assert session.exec(select(Suppression).where(Suppression.address_hash == address_hash(ANN))).one()
+        assert not session.exec(select(Rating).where(Rating.address_hash == address_hash(ANN))).all()
+        assert [h.id for h in session.exec(select(Webhook))] == [bobs]
+        # (The computer's move since then posted to Bob's webhook too: to hers, nothing.)
+        assert {o.recipient for o in session.exec(select(Outbox).where(Outbox.kind == "webhook"))} == {
+            f"webhook:{bobs}"}
+        assert [i.id for i in session.exec(select(Inbound))] == [bob_mail]
+        assert sorted((s.name, s.discord_id) for s in session.exec(select(Seat)) if s.discord_id) == [
+            ("Bob", "876543210987654321")] * 3
         names = {g.public_id: [s.name for s in session.exec(select(Seat).where(Seat.game_id == g.id)
                                                            .order_by(col(Seat.position)))]
                  for g in session.exec(select(Game))}
@@ -283,6 +331,11 @@ def test_forget_erases_a_person(ctx: Any, operator_env: str, capsys: pytest.Capt
         services.seat_view(ctx, over_toks[[p["email"] for p in PLAYERS].index(ANN)])
     with pytest.raises(Invalid):
         services.start_game(ctx, services.parse_players([PLAYERS[1], PLAYERS[0]]))
+    # Nor can a rematch of the finished game invite her: a clear refusal, not a missing address.
+    with pytest.raises(errors.Conflict) as refused:
+        rematch.play_again(ctx, over_toks[[p["email"] for p in PLAYERS].index(PLAYERS[1]["email"])])
+    assert refused.value.status == 409 and refused.value.code == "erased"
+    assert refused.value.params["name"] == "former player" and "former player has been erased" in refused.value.message
     # The log says what was done, never to whom.
     assert caplog.records and not [r for r in caplog.records if "ann@" in r.getMessage().lower()]
 
