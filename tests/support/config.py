@@ -10,10 +10,14 @@ from typing import Any
 import pytest
 
 POSTGRES_ADMIN = os.environ.get("PBEM_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
-#: Each pytest-xdist worker has five Redis databases of its own (gw0: 15 to 11, gw1: 10 to 6):
+#: Each pytest-xdist worker has five Redis databases of its own, counting down
+#: from PBEM_TEST_REDIS's (default 15): gw0 15 to 11, gw1 10 to 6, gw2 5 to 1 —
 #: REDIS_URL's, and four for the tests that run a broker (``redis_db``).
 _WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
-REDIS_URL = os.environ.get("PBEM_TEST_REDIS", f"redis://127.0.0.1:6379/{15 - 5 * _WORKER}")
+_REDIS = os.environ.get("PBEM_TEST_REDIS", "redis://127.0.0.1:6379/15")
+_REDIS_BASE, _, _REDIS_FIRST = _REDIS.rpartition("/")
+_REDIS_DB = (int(_REDIS_FIRST) if _REDIS_FIRST.isdigit() else 15) - 5 * _WORKER
+REDIS_URL = f"{_REDIS_BASE if _REDIS_FIRST.isdigit() else _REDIS.rstrip('/')}/{_REDIS_DB}"
 REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
@@ -25,8 +29,10 @@ def redis_db(n: int) -> str:
     """The ``n``-th (1 to 4) Redis database of this test worker beside REDIS_URL's:
     a broker test's own, so that two workers never empty each other's queues."""
     assert 1 <= n <= 4, n
-    base, _, db = REDIS_URL.rpartition("/")
-    return f"{base}/{int(db) - n}"
+    if _REDIS_DB - 4 < 0:
+        pytest.fail(f"PBEM_TEST_REDIS={_REDIS} leaves test worker gw{_WORKER} no Redis databases of its own "
+                    "(each takes five, counting down from it): name database 15, or run fewer workers")
+    return f"{REDIS_URL.rpartition('/')[0]}/{_REDIS_DB - n}"
 
 
 def unavailable(what: str, why: object) -> None:
