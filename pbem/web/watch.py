@@ -44,7 +44,7 @@ def _explained(v: replays.VillageScoring, w: Words) -> dict[str, Any]:
     """A village's scoring and the lists its sentences name, in the reader's words."""
     return {
         "scoring": v,
-        "huts": ", ".join(w._("%(count)d %(clan)s", count=n, clan=w.clan(c)) for c, n in v.huts.items()),
+        "huts": names_text([w._("%(count)d %(clan)s", count=n, clan=w.clan(c)) for c, n in v.huts.items()], w),
         "strife": names_text([w.clan(c) for c in v.strife], w),
         "scorers": names_text([w._("%(clan)s (%(name)s)", clan=w.clan(s.clan), name=s.player) if s.player
                                else w._("%(clan)s (nobody’s clan)", clan=w.clan(s.clan)) for s in v.scored], w),
