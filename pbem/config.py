@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import os
+import socket
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
@@ -171,6 +172,26 @@ def is_loopback(base_url: str) -> bool:
         return False
 
 
+def _local_webhook_host(host: str) -> bool:
+    """Whether a ``PBEM_WEBHOOK_ALLOW`` entry names this machine or a private
+    network: ``localhost`` (and ``*.localhost``) or an address literal that is
+    not public, however it is written (``127.1``, ``2130706433``, ``[::1]``)."""
+    host = host.strip().lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        try:
+            # What getaddrinfo would read as an IPv4 address: 127.1, 0x7f000001, ...
+            ip = ipaddress.IPv4Address(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not ip.is_global or ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_unspecified
+
+
 def check_safe(config: Mapping[str, Any]) -> None:
     """Refuse to run a process that would be unsafe in public: a missing, known or
     short secret key (sessions and links could be forged), a caught-mail mailbox
@@ -214,6 +235,12 @@ def check_safe(config: Mapping[str, Any]) -> None:
         # own rate-limit counts.
         raise UnsafeConfig(f"PBEM_BROKER_URL is not set: a public service (base URL {config.get('BASE_URL')}) "
                            "needs Redis for its background work and shared rate limits")
+    local_hooks = [h.strip() for h in str(config.get("WEBHOOK_ALLOW") or "").split(",")
+                   if h.strip() and _local_webhook_host(h)]
+    if local_hooks and not config.get("TESTING"):
+        # An allowed host is exempt from the public-address check: any player could post into this network.
+        raise UnsafeConfig(f"PBEM_WEBHOOK_ALLOW names {', '.join(local_hooks)}: webhooks to this machine or a "
+                           "private network are only for the demo and the tests (name public hosts only)")
     trust = str(config.get("INBOUND_TRUST") or "")
     if trust and not re.fullmatch(r"authres:[!-~]+", trust):
         # A typo here would silently trust nothing (or, worse, be read some other way).

@@ -33,6 +33,17 @@ RESOLVE_SECONDS = 5.0
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+#: The ports an https webhook may use (a host in ``PBEM_WEBHOOK_ALLOW`` may use any).
+HTTPS_PORTS = (443, 8443)
+#: Special-purpose ranges (the IANA registries), refused whatever ``is_global``
+#: says: this Python's lets some through (``fec0::/10``, ``192.0.0.0/24``).
+#: IPv4-mapped, NAT64 and 6to4 addresses are judged by the IPv4 address they carry.
+_SPECIAL = tuple(ipaddress.ip_network(n) for n in (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+    "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
+    "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
+    "::/128", "::1/128", "100::/64", "2001::/23", "2001:db8::/32", "fc00::/7", "fe80::/10", "fec0::/10",
+    "ff00::/8"))
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,8 @@ def parse_target(url: object, allow: frozenset[str]) -> Target:
         raise _refuse(N_("a webhook address must start with https://"))
     if parts.username is not None or parts.password is not None:
         raise _refuse(N_("a webhook address may not hold a user name or password"))
+    if parts.scheme == "https" and not allowed and port is not None and port not in HTTPS_PORTS:
+        raise _refuse(N_("a webhook address may use only the port 443 or 8443"))
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
@@ -102,6 +115,8 @@ def is_public(ip: IP) -> bool:
             return False
         if ip.teredo is not None:
             return False  # a tunnel to somewhere we cannot see
+    if any(ip in net for net in _SPECIAL if net.version == ip.version):
+        return False
     return bool(ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified
                                       or ip.is_loopback or ip.is_link_local or ip.is_private))
 

@@ -29,8 +29,8 @@ from .context import Context
 from .db import as_utc, session_scope
 from .models import Game, Seat, Webhook
 from .outbox import enqueue
-from .services import _seat_and_game
-from .webhook_targets import check_target
+from .services import _refuse_computer_seat, _seat_and_game
+from .webhook_targets import Target, check_target
 from .words import N_
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,38 @@ class NewWebhook:
 
 
 SIGNATURE_HEADER = "X-PBEM-Signature"
+#: Beside it (a receiver may check either): the signature of ``<timestamp>.<body>``,
+#: with the time in ``X-PBEM-Timestamp`` and the post's id in ``X-PBEM-Delivery``,
+#: so that a receiver can refuse an old post sent again (a replay).
+TIMESTAMPED_HEADER = "X-PBEM-Signature-256-Timestamped"
+TIMESTAMP_HEADER = "X-PBEM-Timestamp"
+DELIVERY_HEADER = "X-PBEM-Delivery"
+
+#: What the setter of a webhook is told of a failed post (its ``last_error``):
+#: one of these (translated where shown) or ``HTTP <status>``, never what the
+#: receiver said (pbem.mail.webhook_http.category).
+TIMED_OUT = N_("timed out")
+TLS_ERROR = N_("TLS error")
+REFUSED = N_("connection refused")
+NOT_ALLOWED = N_("address not allowed")
+REDIRECT = N_("redirect refused")
+NOT_FOUND = N_("host not found")
+BAD_ANSWER = N_("invalid answer")
+NO_CONNECTION = N_("connection failed")
+ERRORS = (TIMED_OUT, TLS_ERROR, REFUSED, NOT_ALLOWED, REDIRECT, NOT_FOUND, BAD_ANSWER, NO_CONNECTION)
+_HTTP_STATUS = re.compile(r"HTTP [1-5][0-9]{2}", re.ASCII)
+
+
+def shown_error(stored: str | None) -> str | None:
+    """The ``last_error`` a setter may see: a category; anything else (written
+    before there were categories) as "connection failed".
+
+    >>> shown_error("HTTP 404"), shown_error("timed out"), shown_error("HTTP 500 from x: <html>"), shown_error(None)
+    ('HTTP 404', 'timed out', 'connection failed', None)
+    """
+    if not stored:
+        return None
+    return stored if stored in ERRORS or _HTTP_STATUS.fullmatch(stored) else NO_CONNECTION
 
 
 def signing_secret(secret_key: str, hook: Webhook) -> str:
@@ -90,6 +122,16 @@ def signature(secret: str, body: bytes) -> str:
     'sha256=043dc8eb163f79ef1f027f0f2158ea86aaa32ee50683ff7f20750bf463d09bce'
     """
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def timestamped_signature(secret: str, timestamp: int, body: bytes) -> str:
+    """The ``X-PBEM-Signature-256-Timestamped`` value: the HMAC of the timestamp,
+    a dot and the body.
+
+    >>> timestamped_signature("secret", 1700000000, b'{}') == signature("secret", b'1700000000.{}')
+    True
+    """
+    return signature(secret, f"{timestamp}.".encode() + body)
 
 
 def signed_by_game(ctx: Context, public_id: object, body: bytes, header: str) -> bool:
@@ -113,7 +155,7 @@ def _line(hook: Webhook, seat: Seat, names: dict[int | None, str]) -> WebhookLin
     return {"id": hook.id, "kind": hook.kind, "host": urlsplit(hook.url).hostname or "",
             "url": hook.url if yours else None, "set_by": names.get(hook.seat_id, ""), "yours": yours,
             "status": status, "failing_since": failing.isoformat() if failing else None,
-            "last_error": hook.last_error if yours else None}
+            "last_error": shown_error(hook.last_error) if yours else None}
 
 
 def _listing(session: Session, seat: Seat, seats: list[Seat]) -> Webhooks:
@@ -131,6 +173,7 @@ def webhooks_of(ctx: Context, token: object) -> Webhooks:
 
 
 def _refuse_closed(game: Game, seat: Seat) -> None:
+    _refuse_computer_seat(seat)
     if game.status not in _OPEN:
         raise errors.Conflict(N_("webhooks can be added only until the game is over"), code="game-over")
     if seat.accepted_at is None:
@@ -140,7 +183,7 @@ def _refuse_closed(game: Game, seat: Seat) -> None:
 def add_webhook(ctx: Context, token: object, kind: object, url: object) -> NewWebhook:
     """Add a webhook to the token's game.  Refused, storing nothing: an unknown
     kind or an address that is not https on a public host (``Invalid``), a game
-    that is over or a seat that has not accepted, or a game that has
+    that is over, a seat that has not accepted or that the computer plays, or a game that has
     :data:`MAX_PER_GAME` (``Conflict``), more than ``LIMIT_WEBHOOKS`` from this
     seat (``RateLimited``)."""
     with session_scope(ctx.engine) as session:
@@ -149,20 +192,36 @@ def add_webhook(ctx: Context, token: object, kind: object, url: object) -> NewWe
             raise errors.Invalid(N_("the kind of webhook must be one of %(kinds)s"), kinds=", ".join(KINDS),
                                  code="invalid-webhook-kind", field="kind")
         _refuse_closed(game, seat)
-        count = session.exec(select(func.count()).select_from(Webhook).where(Webhook.game_id == game.id)).one()
-        if int(count) >= MAX_PER_GAME:
-            raise errors.Conflict(N_("this game has %(max)d webhooks already: remove one first"), max=MAX_PER_GAME,
-                                  code="too-many-webhooks")
+        _refuse_full(session, game)
         seat_id = seat.id
     # Counted before the look-up: resolving a name is work someone could ask for at will.
     ctx.limit("LIMIT_WEBHOOKS", [f"seat:{seat_id}"])
     # The name is looked up outside the transaction (it may take seconds).
     target, _ = check_target(url, ctx.config)
+    return _store(ctx, token, str(kind), target)
+
+
+def _refuse_full(session: Session, game: Game) -> None:
+    count = session.exec(select(func.count()).select_from(Webhook).where(Webhook.game_id == game.id)).one()
+    if int(count) >= MAX_PER_GAME:
+        raise errors.Conflict(N_("this game has %(max)d webhooks already: remove one first"), max=MAX_PER_GAME,
+                              code="too-many-webhooks")
+
+
+def _store(ctx: Context, token: object, kind: str, target: Target) -> NewWebhook:
+    """The second half of :func:`add_webhook`, once the address is checked: the
+    game is checked again and counted again with its row locked (on SQLite the
+    write transaction, BEGIN IMMEDIATE, is the lock), so that adds at the same
+    time cannot pass :data:`MAX_PER_GAME` between them."""
     with session_scope(ctx.engine) as session:
         seat, game, seats = _seat_and_game(session, token)
+        # Read again under the lock: its status as it is now, not as first loaded.
+        game = session.exec(select(Game).where(col(Game.id) == game.id).with_for_update()
+                            .execution_options(populate_existing=True)).one()
         _refuse_closed(game, seat)
+        _refuse_full(session, game)
         assert game.id is not None and seat.id is not None  # stored rows
-        hook = Webhook(game_id=game.id, seat_id=seat.id, kind=str(kind), url=target.url,
+        hook = Webhook(game_id=game.id, seat_id=seat.id, kind=kind, url=target.url,
                        secret_salt=tokens.new_salt(), created_at=ctx.now())
         session.add(hook)
         session.flush()
@@ -192,6 +251,7 @@ def set_discord_id(ctx: Context, token: object, discord_id: object) -> Webhooks:
     value = discord_id
     with session_scope(ctx.engine) as session:
         seat, _, seats = _seat_and_game(session, token)
+        _refuse_computer_seat(seat)
         if value is not None and value != "" and not (isinstance(value, str) and _DISCORD_ID.fullmatch(value)):
             raise errors.Invalid(N_("a Discord user id is 15 to 20 digits (in Discord: Copy User ID)"),
                                  code="invalid-discord-id", field="discord_id")
@@ -234,7 +294,8 @@ def failed(ctx: Context, webhook_id: int, error: str) -> bool:
         if off:
             hook.disabled_at = now
             seat = session.get(Seat, hook.seat_id)
-            if seat is not None:
+            # Not to a seat the computer plays now, nor to no address.
+            if seat is not None and seat.bot is None and seat.email:
                 row = enqueue(session, kind="webhook-off", event=f"webhook-off:{webhook_id}", recipient=seat.email,
                               base_url=ctx.base_url, now=now, game_id=hook.game_id, seat_id=seat.id)
             log.warning("webhook %s of game %s switched off: failing since %s (%s)", webhook_id, hook.game_id,

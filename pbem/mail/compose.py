@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
-from .. import replies, services
+from .. import replies, services, webhooks
 from ..context import Context
 from ..db import as_utc
 from ..models import Game, Login, Outbox, Seat, TableMessage, Webhook, table_of
@@ -127,8 +127,9 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         hook = session.get(Webhook, _event_id(row.event))
         if hook is None or hook.game_id != game.id:
             return None  # removed since: nothing to tell
+        shown = webhooks.shown_error(hook.last_error)
         context.update(webhook_host=urlsplit(hook.url).hostname or "", webhook_kind=hook.kind,
-                       webhook_error=hook.last_error or "")
+                       webhook_error=w._(shown) if shown else "")
     picture = None
     if row.kind in BOARD_KINDS and view["huts"]:
         picture = board_png(classic_board(), view, style=seat.board_style)

@@ -108,13 +108,14 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
         _finish(ctx, outbox_id, "failed", str(e)[:500])
         log.warning("outbox %s refused for good: %s", outbox_id, e)
         if post is not None:
-            webhooks.failed(ctx, post.webhook_id, str(e))
+            # The setter is told a category only, never what the receiver said.
+            webhooks.failed(ctx, post.webhook_id, webhook_http.category(e))
         return "failed"
     except Exception as e:  # noqa: BLE001 - any other failure is worth another try
         if attempts is None:
             raise  # not even claimed (the database is down): the task retries
         # A webhook failing for a day is switched off: its post goes no more.
-        off = post is not None and webhooks.failed(ctx, post.webhook_id, f"{e.__class__.__name__}: {e}")
+        off = post is not None and webhooks.failed(ctx, post.webhook_id, webhook_http.category(e))
         status = "failed" if attempts >= most or off else "pending"
         # Failing before the commit undid the claim: count the attempt here.
         _finish(ctx, outbox_id, status, f"{e.__class__.__name__}: {e}"[:500],

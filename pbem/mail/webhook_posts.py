@@ -10,7 +10,10 @@ chose the channel, and read their seat page in it).  Per kind:
   player named ``@everyone`` pings nobody), and the board picture attached;
 - Slack: ``{"text": ...}`` (``&``, ``<`` and ``>`` escaped as Slack wants);
 - json: ``{"game", "event", "ply", "to_move", "url"}``, signed:
-  ``X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>``."""
+  ``X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>``; beside it
+  ``X-PBEM-Timestamp`` (Unix seconds), ``X-PBEM-Delivery`` (the post's id) and
+  ``X-PBEM-Signature-256-Timestamped: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>``,
+  for a receiver that refuses replays."""
 
 from __future__ import annotations
 
@@ -29,7 +32,8 @@ from ..models import Game, Outbox, Seat, Webhook
 from ..rules import classic_board
 from ..rules.views import View
 from ..webhook_events import webhook_id_of
-from ..webhooks import SIGNATURE_HEADER, signature, signing_secret
+from ..webhooks import (DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_HEADER, signature,
+                        signing_secret, timestamped_signature)
 from ..words import Words, names_text
 
 USER_AGENT = "ClansByMail-Webhook/1"
@@ -72,9 +76,14 @@ def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:
         body = json.dumps({"game": game.public_id, "event": event, "ply": 0 if event == "start" else game.ply,
                            "to_move": to_move.name if to_move else None, "url": url},
                           ensure_ascii=False, separators=(",", ":")).encode()
+        secret = signing_secret(ctx.secret_key, hook)
+        timestamp = int(ctx.now().timestamp())
         return Post(hook.id, hook.url, body, {
             "Content-Type": "application/json",
-            SIGNATURE_HEADER: signature(signing_secret(ctx.secret_key, hook), body)})
+            SIGNATURE_HEADER: signature(secret, body),
+            TIMESTAMP_HEADER: str(timestamp),
+            DELIVERY_HEADER: str(row.id),
+            TIMESTAMPED_HEADER: timestamped_signature(secret, timestamp, body)})
     if hook.kind == "slack":
         body = json.dumps({"text": f"{_slack(text)}\n<{url}>"}, ensure_ascii=False).encode()
         return Post(hook.id, hook.url, body, {"Content-Type": "application/json"})

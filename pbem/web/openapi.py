@@ -314,9 +314,12 @@ def _schemas() -> dict[str, Any]:
             "kind": {"enum": list(WEBHOOK_KINDS),
                      "description": "`discord` ({\"content\"}, board picture attached), `slack` ({\"text\"}) or "
                                     "`json`: {\"game\", \"event\", \"ply\", \"to_move\", \"url\"} signed with "
-                                    "`X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>`"},
+                                    "`X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>`; also "
+                                    "`X-PBEM-Timestamp` (Unix seconds), `X-PBEM-Delivery` (one id per post) and "
+                                    "`X-PBEM-Signature-256-Timestamped: sha256=<hex HMAC-SHA256(secret, "
+                                    "timestamp + \".\" + body)>`, so that a receiver can refuse a replayed post"},
             "url": {"type": "string", "maxLength": MAX_WEBHOOK_URL,
-                    "description": "https, on a host that resolves only to public addresses"}}},
+                    "description": "https on port 443 or 8443, on a host that resolves only to public addresses"}}},
         "MadeWebhook": {"type": "object", "required": ["webhook", "secret"], "properties": {
             "webhook": _ref("WebhookLine"),
             "secret": {"type": ["string", "null"],

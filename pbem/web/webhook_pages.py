@@ -31,14 +31,18 @@ def webhook_answer() -> dict[str, Any]:
     """What this request's webhook form came to: a refusal (its sentence, code and
     the form as sent) or a webhook just made (with its secret, shown this once)."""
     return {"error": g.get("webhook_error"), "code": g.get("webhook_error_code"),
-            "form": g.get("webhook_form") or {}, "made": g.get("new_webhook")}
+            "form": g.get("webhook_form") or {}, "made": g.get("new_webhook"),
+            "where": g.get("webhook_where")}
 
 
-def _refused(token: str, e: ServiceError, form: dict[str, str] | None = None) -> Any:
+def _refused(token: str, e: ServiceError, form: dict[str, str] | None = None, *, where: str = "add") -> Any:
+    """The page again with the refusal by the form it answers (``add``, ``discord``,
+    or ``remove``: the list's), that form's field marked and what was typed kept."""
     view = services.seat_view(context(), token)
     g.webhook_error = error_text(e, seat_words(view))
     g.webhook_error_code = e.code
     g.webhook_form = form or {}
+    g.webhook_where = where
     page, status = _play_page(token, view, status=e.status)
     if isinstance(e, RateLimited):
         return page, status, {"Retry-After": str(e.retry_after)}
@@ -66,19 +70,20 @@ def remove(token: str, webhook_id: int) -> Any:
     except Unauthorized:
         raise
     except ServiceError as e:
-        return _refused(token, e)
+        return _refused(token, e, where="remove")
     flash(seat_words(services.seat_view(context(), token))._("The webhook is removed."), "ok")
     return redirect(url_for("pages.play", token=token) + "#webhooks", 303)
 
 
 @bp.post("/play/<token>/discord")
 def discord(token: str) -> Any:
+    typed = request.form.get("discord_id", "")[:40].strip()
     try:
-        hooks = webhooks.set_discord_id(context(), token, request.form.get("discord_id", "")[:40].strip())
+        hooks = webhooks.set_discord_id(context(), token, typed)
     except Unauthorized:
         raise
     except ServiceError as e:
-        return _refused(token, e)
+        return _refused(token, e, {"discord_id": typed}, where="discord")
     w = seat_words(services.seat_view(context(), token))
     flash(w._("Saved: Discord posts mention you on your turn.") if hooks["discord_id"]
           else w._("Saved: Discord posts do not mention you."), "ok")

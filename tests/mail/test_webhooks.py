@@ -12,17 +12,23 @@ import hashlib
 import hmac
 import json
 import re
+import threading
+import time
 from typing import Any
 
+import pytest
 from sqlmodel import col, select
 
-from pbem import clock, services, webhooks
+from pbem import clock, errors, services, webhooks
+from pbem.mail import webhook_http
+from pbem.mail.webhook_posts import Post
+from pbem.webhook_targets import allowed_hosts, parse_target
 from pbem.db import session_scope
 from pbem.models import CaughtMail, Outbox, Webhook
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.games import finish, new_game, play, seat_tokens, to_move
-from tests.support.receiver import Receiver
+from tests.support.receiver import Receiver, Tarpit
 
 #: A whole game of first legal moves ends well within this.
 MAX_MOVES = 300
@@ -128,7 +134,9 @@ def test_no_post_goes_to_a_private_address_at_delivery(hctx: Any, receiver: Rece
     play(hctx, toks, 1)
     assert receiver.posts == []
     [row] = _webhook_rows(hctx)
-    assert row.status == "failed" and "private or local" in (row.last_error or "")
+    # Refused at delivery (here for its port, which only an allowed host may choose).
+    assert row.status == "failed" and "the address is refused now" in (row.last_error or "")
+    assert webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]["last_error"] == "address not allowed"
 
 
 def test_a_dead_receiver_is_retried_then_switched_off_after_a_day(hctx: Any) -> None:
@@ -147,7 +155,7 @@ def test_a_dead_receiver_is_retried_then_switched_off_after_a_day(hctx: Any) -> 
     [row] = _webhook_rows(hctx)
     assert row.status == "pending" and row.attempts == 2
     listing = webhooks.webhooks_of(hctx, toks[2])["webhooks"]
-    assert listing[0]["status"] == "failing" and "ConnectionRefusedError" in (listing[0]["last_error"] or "")
+    assert listing[0]["status"] == "failing" and listing[0]["last_error"] == "connection refused"
     # The other players see that it fails, not its address or its errors.
     other = webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]
     assert other["status"] == "failing" and other["url"] is None and other["last_error"] is None
@@ -198,6 +206,118 @@ def test_a_lasting_refusal_is_not_retried(hctx: Any, receiver: Receiver) -> None
     play(hctx, toks, 1)
     [row] = _webhook_rows(hctx)
     assert row.status == "failed" and "HTTP 404" in (row.last_error or "")
+
+
+def test_the_setter_sees_a_category_never_what_the_receiver_said(hctx: Any, receiver: Receiver) -> None:
+    _, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    receiver.status, receiver.answer = 404, b"<html>internal build 7.3 at db-03.corp</html>"
+    play(hctx, toks, 1)
+    assert webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]["last_error"] == "HTTP 404"
+    receiver.status = 301  # a redirect is not followed
+    play(hctx, toks, 1)
+    assert webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]["last_error"] == "redirect refused"
+    receiver.status = 503
+    play(hctx, toks, 1)
+    assert webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]["last_error"] == "HTTP 503"
+    with session_scope(hctx.engine) as session:
+        assert "db-03" not in (session.exec(select(Webhook)).one().last_error or "")
+
+
+def test_a_slow_receiver_is_given_up_on_at_the_deadline(hctx: Any) -> None:
+    """A receiver that dribbles a header line now and then, each well inside the
+    time-out of a read, is cut off at the post's deadline."""
+    tarpit = Tarpit(every=0.3).start()
+    try:
+        post = Post(1, tarpit.url, b"{}", {"Content-Type": "application/json"})
+        began = time.monotonic()
+        with pytest.raises(webhook_http.WebhookRefused) as refused:
+            webhook_http.send(post, {"WEBHOOK_ALLOW": "127.0.0.1"}, deadline=2.0)
+        assert time.monotonic() - began < 2.0 + 1.0
+        assert refused.value.category == "timed out"
+    finally:
+        tarpit.stop()
+
+
+def test_a_post_that_ran_out_of_time_fails_the_webhook_and_is_not_retried(hctx: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    tarpit = Tarpit(every=0.3).start()
+    try:
+        monkeypatch.setattr(webhook_http, "DEADLINE", 1.5)
+        _, toks = new_game(hctx)
+        webhooks.add_webhook(hctx, toks[0], "json", tarpit.url)
+        began = time.monotonic()
+        play(hctx, toks, 1)
+        assert time.monotonic() - began < 1.5 + 5.0
+    finally:
+        tarpit.stop()
+    [row] = _webhook_rows(hctx)
+    assert row.status == "failed" and row.attempts == 1  # not tried 36 times
+    line = webhooks.webhooks_of(hctx, toks[0])["webhooks"][0]
+    assert line["status"] == "failing" and line["last_error"] == "timed out"
+
+
+def test_json_posts_carry_a_timestamped_signature_too(hctx: Any, receiver: Receiver) -> None:
+    _, toks = new_game(hctx)
+    made = webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    assert made.secret
+    play(hctx, toks, 1)
+    [row] = _webhook_rows(hctx)
+    post = receiver.posts[-1]
+    stamp = post.headers["x-pbem-timestamp"]
+    assert stamp.isdigit() and abs(int(stamp) - hctx.now().timestamp()) < 60
+    assert post.headers["x-pbem-delivery"] == str(row.id)
+    # The body's signature as before; beside it the timestamp's and the body's.
+    assert post.headers["x-pbem-signature"] == _sign(made.secret, post.body)
+    assert post.headers["x-pbem-signature-256-timestamped"] == _sign(made.secret, stamp.encode() + b"." + post.body)
+
+
+def test_adds_at_the_same_time_never_pass_the_games_limit(hctx: Any, receiver: Receiver) -> None:
+    """The count is made again, under the game's lock, where the webhook is stored."""
+    _, toks = new_game(hctx)
+    for _ in range(webhooks.MAX_PER_GAME - 1):
+        webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    target = parse_target(receiver.url, allowed_hosts(hctx.config))
+    racers = 6
+    barrier = threading.Barrier(racers)
+    outcomes: list[str] = []
+
+    def add(token: str) -> None:
+        barrier.wait()
+        try:
+            webhooks._store(hctx, token, "json", target)
+            outcomes.append("added")
+        except errors.Conflict as e:
+            outcomes.append(e.code)
+
+    threads = [threading.Thread(target=add, args=(toks[i % len(toks)],)) for i in range(racers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(outcomes) == ["added"] + ["too-many-webhooks"] * (racers - 1)
+    with session_scope(hctx.engine) as session:
+        assert len(session.exec(select(Webhook)).all()) == webhooks.MAX_PER_GAME
+
+
+def test_a_seat_the_computer_plays_adds_no_webhook_and_gets_no_webhook_mail(hctx: Any, receiver: Receiver) -> None:
+    now = frozen_clock(hctx)
+    _, toks = new_game(hctx)
+    made = webhooks.add_webhook(hctx, toks[1], "json", receiver.url)
+    services.hand_to_computer(hctx, toks[1], "medium")
+    for attempt in (lambda: webhooks.add_webhook(hctx, toks[1], "json", receiver.url),
+                    lambda: webhooks.set_discord_id(hctx, toks[1], "123456789012345678")):
+        with pytest.raises(errors.Conflict) as refused:
+            attempt()
+        assert refused.value.code == "computer-seat" and refused.value.status == 409
+    # Its webhook fails for a day: switched off, but no mail to the computer's seat.
+    hook_id = made.webhook["id"]
+    assert not webhooks.failed(hctx, hook_id, "timed out")
+    now.advance(days=1, minutes=1)
+    assert webhooks.failed(hctx, hook_id, "timed out")
+    with session_scope(hctx.engine) as session:
+        assert session.exec(select(Outbox).where(Outbox.kind == "webhook-off")).all() == []
+        assert session.exec(select(Webhook)).one().disabled_at is not None
 
 
 def test_a_removed_webhook_gets_nothing_more(hctx: Any, receiver: Receiver) -> None:

@@ -117,3 +117,18 @@ def test_a_receiver_open_to_the_world_needs_a_trusted_mail_server_in_front() -> 
         check_safe(config(PBEM_INBOUND_HOST="0.0.0.0"))
     check_safe(config(PBEM_INBOUND_HOST="0.0.0.0", PBEM_INBOUND_TRUST="authres:mx.clans.example"))
     check_safe(config(PBEM_INBOUND_HOST="127.0.0.1"))
+
+
+@pytest.mark.parametrize("allow", ["localhost", "hooks.example, LocalHost", "foo.localhost", "127.0.0.1", "127.1",
+                                   "2130706433", "10.0.0.5", "192.168.1.20", "169.254.169.254", "[::1]", "::1",
+                                   "fd00::1", "0.0.0.0"])
+def test_webhooks_to_this_machine_or_a_private_network_only_in_the_demo_or_the_tests(allow: str) -> None:
+    """An allowed host skips the public-address check: any player could post into this network."""
+    with pytest.raises(UnsafeConfig, match="PBEM_WEBHOOK_ALLOW"):
+        check_safe(config(PBEM_WEBHOOK_ALLOW=allow))
+    check_safe({**config(PBEM_WEBHOOK_ALLOW=allow), "TESTING": True})
+    check_safe({**config(PBEM_WEBHOOK_ALLOW=allow), "DEMO": True})
+
+
+def test_public_webhook_hosts_may_be_allowed() -> None:
+    check_safe(config(PBEM_WEBHOOK_ALLOW="hooks.example.org, 93.184.215.14"))

@@ -37,6 +37,11 @@ NOBODY: dict[str, str] = {"WEBHOOK_ALLOW": ""}
     "https://[fc00::1]/hook",
     "https://[2002:7f00:1::1]/hook",  # 6to4 around 127.0.0.1
     "https://[ff02::1]/hook",
+    "https://[fec0::1]/hook",  # site-local (is_global lets it through on Python 3.11.7)
+    "https://192.0.0.9/hook",  # IETF protocol assignments (likewise)
+    "https://[::ffff:192.0.0.9]/hook",
+    "https://192.88.99.1/hook",  # 6to4 relay anycast
+    "https://[2001:db8::1]/hook",
 ])
 def test_a_private_or_local_address_is_refused(url: str) -> None:
     with pytest.raises(Invalid) as refused:
@@ -56,6 +61,8 @@ def test_a_private_or_local_address_is_refused(url: str) -> None:
     None,
     42,
     "https://93.184.215.14/" + "x" * 500,
+    "https://93.184.215.14:8080/hook",  # https on 443 or 8443 only
+    "https://93.184.215.14:22/hook",
 ])
 def test_an_address_of_the_wrong_form_is_refused(url: object) -> None:
     with pytest.raises(Invalid) as refused:
@@ -91,8 +98,20 @@ def test_an_allowed_host_may_be_local_and_use_http() -> None:
 def test_what_counts_as_public() -> None:
     for text in ("93.184.215.14", "8.8.8.8", "2606:4700:4700::1111"):
         assert is_public(ipaddress.ip_address(text)), text
-    for text in ("100.127.255.255", "198.18.0.1", "192.0.2.1", "::", "2001:db8::1", "::ffff:192.168.0.1"):
+    for text in ("100.127.255.255", "198.18.0.1", "192.0.2.1", "::", "2001:db8::1", "::ffff:192.168.0.1",
+                 "fec0::1", "fedc::1", "192.0.0.9", "192.0.0.10", "192.0.0.170", "64:ff9b::c000:9"):
         assert not is_public(ipaddress.ip_address(text)), text
+
+
+def test_an_https_address_may_use_only_the_usual_ports() -> None:
+    assert parse_target("https://93.184.215.14/hook", frozenset()).port == 443
+    assert parse_target("https://93.184.215.14:443/hook", frozenset()).port == 443
+    assert parse_target("https://93.184.215.14:8443/hook", frozenset()).port == 8443
+    with pytest.raises(Invalid) as refused:
+        parse_target("https://93.184.215.14:6379/hook", frozenset())
+    assert "port 443 or 8443" in refused.value.message
+    # An allowed host may use any port.
+    assert parse_target("https://catcher.example:9000/hook", frozenset({"catcher.example"})).port == 9000
 
 
 def test_resolving_checks_every_address_of_the_name() -> None:

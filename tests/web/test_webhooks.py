@@ -4,6 +4,8 @@ status and nothing stored; a forged token is 401; the demo's catcher."""
 
 from __future__ import annotations
 
+import html
+
 import re
 from typing import Any
 
@@ -100,6 +102,11 @@ def test_the_discord_user_id_is_saved_digits_only(client: Any, ctx: Any) -> None
     for bad in ("@ann", "12345", "1234567890123456789012", "<@123456789012345678>"):
         refused = _post(client, toks[0], "/discord", discord_id=bad)
         assert refused.status_code == 422, bad
+        # The reason stands in the Discord form, by its field, with what was typed.
+        section = _section(refused.get_data(as_text=True))
+        discord_form = section[section.index('class="discord-form"'):]
+        assert 'id="discord-error"' in discord_form and 'aria-invalid="true"' in discord_form, bad
+        assert 'id="webhook-error"' not in section and f'value="{html.escape(bad)}"' in discord_form, bad
     assert webhooks.webhooks_of(ctx, toks[0])["discord_id"] == "123456789012345678"
     assert _post(client, toks[0], "/discord", discord_id="").status_code == 303
     assert webhooks.webhooks_of(ctx, toks[0])["discord_id"] is None
@@ -228,3 +235,25 @@ def test_the_catcher_exists_only_with_the_mailbox_and_checks_signatures(database
         assert page.count('data-signed="yes"') == 1 and page.count('data-signed="no"') == 1
     finally:
         app.extensions["pbem"].engine.dispose()
+
+
+def test_a_seat_the_computer_plays_gets_409_for_webhooks_and_discord(hook_app: Any, hctx: Any,
+                                                                      receiver: Receiver) -> None:
+    client = hook_app.test_client()
+    _, toks = new_game(hctx)
+    services.hand_to_computer(hctx, toks[1], "medium")
+    before = snapshot(hctx)
+    added = _post(client, toks[1], "/webhooks", kind="json", url=receiver.url)
+    assert added.status_code == 409 and 'data-code="computer-seat"' in added.get_data(as_text=True)
+    assert _post(client, toks[1], "/discord", discord_id="123456789012345678").status_code == 409
+    assert snapshot(hctx) == before
+
+
+def test_the_page_shows_the_category_of_the_last_error_only(hook_app: Any, hctx: Any, receiver: Receiver) -> None:
+    client = hook_app.test_client()
+    _, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    receiver.status, receiver.answer = 404, b"<b>stack trace from db-03.corp</b>"
+    play(hctx, toks, 1)
+    section = _section(client.get(f"/play/{toks[0]}").get_data(as_text=True))
+    assert "Last error: HTTP 404" in section and "db-03" not in section
