@@ -111,7 +111,7 @@ def public_rematch(ctx: Context, public_id: object) -> str | None:
     """For a finished game's public page: the rematch's public id (a public
     address; nobody's seat)."""
     with session_scope(ctx.engine) as session:
-        game = services._game_by_public_id(session, public_id)
+        game = services.game_by_public_id(session, public_id)
         if game.status != "finished":
             return None
         return session.exec(select(Game.public_id).where(col(Game.rematch_of) == game.id)).first()

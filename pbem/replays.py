@@ -10,17 +10,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlmodel import Session, col, select
 
-from . import errors, rules, tokens
+from . import errors, rules
 from .context import Context
 from .db import session_scope
-from .models import Game
 from .rules.game import Village
 from .rules.record import export_record, load_record, parse_record_move
 from .rules.tables import EPOCHS
 from .rules.views import PublicView, View, public_view
-from .services import game_and_seats, game_view
+from .services import game_and_seats, game_by_public_id, game_view
 from .words import N_
 
 
@@ -70,15 +68,6 @@ class Replay:
     villages: tuple[VillageScoring, ...]
 
 
-def _game(session: Session, public_id: object) -> Game:
-    game = None
-    if tokens.is_public_id(public_id):
-        game = session.exec(select(Game).where(col(Game.public_id) == public_id)).first()
-    if game is None:
-        raise errors.NotFound(N_("there is no game %(game)s"), game=str(public_id)[:40])
-    return game
-
-
 def explain(village: Village, founder: str, owners: dict[str, str]) -> VillageScoring:
     """A village's scoring in the terms of the rules: strife, then its value on
     its terrain in its epoch, scored in full by every clan left in it."""
@@ -101,7 +90,7 @@ def explain(village: Village, founder: str, owners: dict[str, str]) -> VillageSc
 def replay(ctx: Context, public_id: object, ply: object = 0) -> Replay:
     """The position after move ``ply`` (0: the set-up) of a finished game."""
     with session_scope(ctx.engine) as session:
-        game = _game(session, public_id)
+        game = game_by_public_id(session, public_id)
         if game.status != "finished" or not game.state:
             raise errors.NotFound(N_("game %(game)s has no replay yet: it opens when the game is over"),
                                   game=str(public_id), code="not-finished")

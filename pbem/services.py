@@ -192,7 +192,7 @@ def seat_view(ctx: Context, token: object) -> SeatView:
         return game_view(ctx, game, seats, seat)
 
 
-def _game_by_public_id(session: Session, public_id: object) -> Game:
+def game_by_public_id(session: Session, public_id: object) -> Game:
     game = None
     if tokens.is_public_id(public_id):
         game = session.exec(select(Game).where(Game.public_id == public_id)).first()
@@ -204,7 +204,7 @@ def _game_by_public_id(session: Session, public_id: object) -> Game:
 def public_game(ctx: Context, public_id: object) -> View:
     """What anyone may see of the game with this public id."""
     with session_scope(ctx.engine) as session:
-        game = _game_by_public_id(session, public_id)
+        game = game_by_public_id(session, public_id)
         _, seats = game_and_seats(session, game.id)
         return game_view(ctx, game, seats, None)
 
@@ -212,7 +212,7 @@ def public_game(ctx: Context, public_id: object) -> View:
 def export_game(ctx: Context, public_id: object) -> dict[str, Any]:
     """The game's ``clans-record/1``; clans only once it is over."""
     with session_scope(ctx.engine) as session:
-        game = _game_by_public_id(session, public_id)
+        game = game_by_public_id(session, public_id)
         position = _rules_game(game)
         if position is None:
             raise errors.Conflict(N_("game %(game)s has not started: it has no record yet"), game=public_id,
