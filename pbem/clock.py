@@ -38,7 +38,7 @@ from .mail.delivery import deliver, due
 from .mail.transport import transport_for
 from .models import CaughtMail, Game, Inbound, Login, Outbox, Seat, table_of
 from .outbox import enqueue
-from .queries import digest_news
+from .queries import about_game, digest_news
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,8 @@ def expire_deadlines(ctx: Context) -> list[int]:
             if services.autopilot_move(ctx, game_id, ply) is not None:
                 moved.append(game_id)
         except Exception:  # noqa: BLE001 - one broken game must not stop the clock for the others
-            log.exception("autopilot failed in game %s at move %s", game_id, ply)
+            log.exception("autopilot failed in game %s at move %s", game_id, ply,
+                          extra=about_game(ctx.engine, game_id))
     return moved
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import func
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
 
@@ -78,3 +79,17 @@ def table_news(session: Session, seat: Seat, since: datetime | None,
         assert when is not None  # a stored row has its time
         news.append((name, text, when))
     return news, more
+
+
+def about_game(engine: Engine, game_id: int | None) -> dict[str, str]:
+    """``extra`` for a log line about the game with this row id: its public id
+    (what the operator's commands take).  Asked only on the paths that log (a
+    failure), and never a reason to fail: an unreachable database gives ``{}``."""
+    if game_id is None:
+        return {}
+    try:
+        with Session(engine) as session:
+            public_id = session.exec(select(Game.public_id).where(col(Game.id) == game_id)).first()
+    except Exception:  # noqa: BLE001 - the line is logged all the same, without the id
+        return {}
+    return {"game": public_id} if public_id else {}

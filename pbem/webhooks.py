@@ -225,8 +225,9 @@ def _store(ctx: Context, token: object, kind: str, target: Target) -> NewWebhook
                        secret_salt=tokens.new_salt(), created_at=ctx.now())
         session.add(hook)
         session.flush()
-        log.info("webhook %s (%s, %s) added to game %s by seat %s", hook.id, hook.kind, target.host, game.id,
-                 seat.position)
+        # Not the host: a receiver's name may be a person's own machine.
+        log.info("webhook %s (%s) added to game %s by seat %s", hook.id, hook.kind, game.public_id, seat.position,
+                 extra={"game": game.public_id})
         secret = signing_secret(ctx.secret_key, hook) if hook.kind == "json" else None
         return NewWebhook(_line(hook, seat, {s.id: s.name for s in seats}), secret)
 
@@ -298,8 +299,9 @@ def failed(ctx: Context, webhook_id: int, error: str) -> bool:
             if seat is not None and seat.bot is None and seat.email:
                 row = enqueue(session, kind="webhook-off", event=f"webhook-off:{webhook_id}", recipient=seat.email,
                               base_url=ctx.base_url, now=now, game_id=hook.game_id, seat_id=seat.id)
-            log.warning("webhook %s of game %s switched off: failing since %s (%s)", webhook_id, hook.game_id,
-                        first.isoformat(), error[:200])
+            public_id = session.exec(select(Game.public_id).where(col(Game.id) == hook.game_id)).first()
+            log.warning("webhook %s of game %s switched off: failing since %s (%s)", webhook_id, public_id,
+                        first.isoformat(), error[:200], extra={"game": public_id})
         session.add(hook)
     ctx.relay([row])
     return off

@@ -20,6 +20,7 @@ from ..context import Context
 from ..db import as_utc, session_scope
 from .. import metrics, webhooks
 from ..models import Outbox, table_of
+from ..queries import about_game
 from . import webhook_http
 from .compose import compose
 from .transport import PermanentFailure, Transport
@@ -74,6 +75,7 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
 
 def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str, str]) -> str:
     attempts: int | None = None
+    game_row: int | None = None
     leased = False
     # A webhook's row is a post (pbem.mail.webhook_posts), sent over HTTP.
     post: Post | None = None
@@ -84,6 +86,7 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
             if row is None:
                 return "busy"
             seen["kind"] = row.kind
+            game_row = row.game_id
             attempts = row.attempts
             # Building the message is inside the try too: a database that went away
             # (or a message that cannot be built) is retried, and given up on after
@@ -106,7 +109,7 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
             transport.send(message, return_path=return_path(ctx.config, outbox_id))
     except PermanentFailure as e:
         _finish(ctx, outbox_id, "failed", str(e)[:500])
-        log.warning("outbox %s refused for good: %s", outbox_id, e)
+        log.warning("outbox %s refused for good: %s", outbox_id, e, extra=about_game(ctx.engine, game_row))
         if post is not None:
             # The setter is told a category only, never what the receiver said.
             webhooks.failed(ctx, post.webhook_id, webhook_http.category(e))
@@ -120,7 +123,8 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
         # Failing before the commit undid the claim: count the attempt here.
         _finish(ctx, outbox_id, status, f"{e.__class__.__name__}: {e}"[:500],
                 retry_at=ctx.now() + backoff(attempts), count_attempt=not leased)
-        log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e)
+        log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e,
+                    extra=about_game(ctx.engine, game_row))
         return "retry" if status == "pending" else "failed"
     _mark_sent(ctx, outbox_id)
     if post is not None:

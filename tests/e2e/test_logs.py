@@ -130,3 +130,20 @@ def test_json_logs_from_a_process(capsys: pytest.CaptureFixture[str]) -> None:
         for handler in saved[0]:
             root.addHandler(handler)
         root.setLevel(saved[1])
+
+
+def test_a_failed_delivery_is_logged_with_its_games_id(database_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    from pbem.web import create_app
+    from tests.support.config import app_config
+
+    # An SMTP server that is not there: every delivery fails, and says so.
+    app = create_app(app_config(database_url, SMTP_HOST="127.0.0.1", SMTP_PORT=free_port(), SMTP_TIMEOUT=2.0))
+    ctx = app.extensions["pbem"]
+    try:
+        caplog.set_level(logging.WARNING, logger="pbem.mail.delivery")
+        game_id, _ = new_game(ctx, 2)
+        failed = [r for r in caplog.records if "not delivered" in r.getMessage()]
+        assert failed and all(getattr(r, "game", None) == game_id for r in failed)
+        assert all(json.loads(JsonFormatter().format(r))["game"] == game_id for r in failed)
+    finally:
+        ctx.engine.dispose()
