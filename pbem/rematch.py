@@ -21,7 +21,7 @@ from . import errors, services
 from .context import Context
 from .db import session_scope
 from .models import Game, Seat
-from .services import _refuse_computer_seat, _seat_and_game, seat_token
+from .services import refuse_computer_seat, seat_and_game, seat_token
 from .words import N_
 
 
@@ -40,8 +40,8 @@ def play_again(ctx: Context, token: object, *, before_start: Callable[[], None] 
     ``before_start`` runs only when a new game is about to be made (the web's
     per-client limit on new games: a click that finds the rematch costs nothing)."""
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
-        _refuse_computer_seat(seat)
+        seat, game, seats = seat_and_game(session, token)
+        refuse_computer_seat(seat)
         if game.status != "finished":
             raise errors.Conflict(N_("a rematch can start only when this game is over"), code="not-finished")
         found = _rematch_of(ctx, session, game, seat)
@@ -78,7 +78,7 @@ def play_again(ctx: Context, token: object, *, before_start: Callable[[], None] 
             raise
         # Another player's click made it first: theirs is the rematch.
         with session_scope(ctx.engine) as session:
-            seat, game, _ = _seat_and_game(session, token)
+            seat, game, _ = seat_and_game(session, token)
             found = _rematch_of(ctx, session, game, seat)
         assert found is not None  # it exists: that is why this one was refused
         return found
@@ -103,7 +103,7 @@ def _own_token(ctx: Context, session: Session, public_id: str, email: str) -> st
 def rematch_for_seat(ctx: Context, token: object) -> Rematch | None:
     """For a finished game's seat page: the rematch, with this player's own seat in it."""
     with session_scope(ctx.engine) as session:
-        seat, game, _ = _seat_and_game(session, token)
+        seat, game, _ = seat_and_game(session, token)
         return _rematch_of(ctx, session, game, seat) if game.status == "finished" else None
 
 

@@ -78,7 +78,7 @@ _SEATS_OF_TOKEN = _SEATS_WITH_GAME.where(
 _SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
 
 
-def _seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
+def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
     """The seat a token opens, its game, and all the game's seats in order."""
     if not tokens.well_formed(token):
         _refuse_seat_token()
@@ -188,7 +188,7 @@ def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
 
 def seat_view(ctx: Context, token: object) -> SeatView:
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         return game_view(ctx, game, seats, seat)
 
 
@@ -413,7 +413,7 @@ def never_mail(ctx: Context, token: object) -> None:
     the seat's mail is turned off."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat, _, _ = _seat_and_game(session, token)
+        seat, _, _ = seat_and_game(session, token)
         if not is_suppressed(session, seat.email):
             try:
                 with session.begin_nested():  # two clicks at once: the second finds the row
@@ -433,7 +433,7 @@ def accept(ctx: Context, token: object) -> SeatView:
     """Accept the invitation; the last acceptance deals and starts the game."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         if seat.accepted_at is not None:  # accepting twice is accepting once
             return game_view(ctx, game, seats, seat)
         if game.status != "invited":
@@ -554,7 +554,7 @@ def _submit_move(ctx: Context, token: object, move: object, order: object, ply: 
         raise errors.MoveRefused(e) from e
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         if game.status == "invited":
             raise errors.Conflict(N_("the game starts when every player has accepted"), code="not-started")
         if ply != game.ply:
@@ -566,7 +566,7 @@ def _submit_move(ctx: Context, token: object, move: object, order: object, ply: 
             raise errors.Conflict(
                 N_("the game has moved on: you saw move %(seen)d, it is now at move %(ply)d; "
                    "reload to see the new position"), seen=ply, ply=game.ply, code="stale")
-        _refuse_computer_seat(seat)
+        refuse_computer_seat(seat)
         position = _rules_game(game)
         assert position is not None and position.turn is not None  # an active game has a player to move
         if position.turn != seat.position:
@@ -643,9 +643,9 @@ def set_mail(ctx: Context, token: object, choice: object) -> SeatView:
         raise errors.Invalid(N_("mail must be one of %(choices)s"), choices=", ".join(MAIL_CHOICES),
                              code="invalid-mail")
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         if choice != "none":  # an old mail's unsubscribe link still works
-            _refuse_computer_seat(seat)
+            refuse_computer_seat(seat)
         seat.mail = str(choice)
         session.add(seat)
         return game_view(ctx, game, seats, seat)
@@ -665,7 +665,7 @@ def set_language(ctx: Context, token: object, language: object, time_zone: objec
         raise errors.Invalid(N_("the time zone must be an IANA name such as Europe/Budapest"),
                              code="invalid-time-zone", field="time_zone") from None
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         seat.language = code
         if zone_name:
             seat.time_zone = zone_name
@@ -679,7 +679,7 @@ def set_board_style(ctx: Context, token: object, style: object) -> SeatView:
         raise errors.Invalid(N_("the board style must be one of %(choices)s"), choices=", ".join(BOARD_STYLES),
                              code="invalid-style", field="style")
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         seat.board_style = style
         session.add(seat)
         return game_view(ctx, game, seats, seat)
@@ -835,7 +835,7 @@ def replace_seat_link(ctx: Context, token: object) -> str:
     (never shown to whoever holds the old one).  Returns the game's public id."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat, game, _ = _seat_and_game(session, token)
+        seat, game, _ = seat_and_game(session, token)
         # Counted per seat, not per token: each new link is a new token.
         ctx.limit("LIMIT_NEW_LINK", [f"seat:{seat.id}"])
         seat.token_salt = tokens.new_salt()
@@ -861,8 +861,8 @@ def pause_clock(ctx: Context, token: object, days: object) -> SeatView:
         raise errors.Invalid(N_("days must be a whole number of days, at least 1"), code="invalid-days")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
-        _refuse_computer_seat(seat)
+        seat, game, seats = seat_and_game(session, token)
+        refuse_computer_seat(seat)
         if game.status != "active":
             raise errors.Conflict(N_("the clock runs only while the game is being played"),
                                   code="not-started" if game.status == "invited" else "game-over")
@@ -943,7 +943,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
 # -- the computer's seats -------------------------------------------------------
 
 
-def _refuse_computer_seat(seat: Seat) -> None:
+def refuse_computer_seat(seat: Seat) -> None:
     """A seat handed to the computer is the computer's: its link only shows the game."""
     if seat.bot is not None:
         raise errors.Conflict(N_("the computer plays this seat now"), code="computer-seat")
@@ -1019,11 +1019,11 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
         raise errors.BadRequest(N_("seat must be the number of a seat in this game"), code="bad-request")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         if game.status != "active":
             raise errors.Conflict(N_("the computer can take a seat only while the game is being played"),
                                   code="not-started" if game.status == "invited" else "game-over")
-        _refuse_computer_seat(seat)
+        refuse_computer_seat(seat)
         target = seat
         if seat_number is None or seat_number == seat.position:
             if sum(1 for s in seats if s.bot is None) == 1:

@@ -26,7 +26,7 @@ from .db import as_utc, session_scope
 from .models import Seat, TableMessage
 from .outbox import enqueue
 from .rules.views import SeatView
-from .services import _seat_and_game, game_and_seats, game_view
+from .services import seat_and_game, game_and_seats, game_view
 from .words import N_
 
 #: The longest message, in characters.  A longer one is refused on the page
@@ -170,7 +170,7 @@ def talk(ctx: Context, token: object, text: object) -> SeatView:
     """Post a message from the seat page (see :func:`post_talk`)."""
     outbox: list[int | None] = []
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         post_talk(ctx, session, seat, text if isinstance(text, str) else "", source="page", outbox=outbox)
         view = game_view(ctx, game, seats, seat)
     ctx.relay(outbox)
@@ -181,7 +181,7 @@ def table(ctx: Context, token: object) -> Table:
     """The table of the seat a token opens: its newest messages, newest last.
     (There is no public table: talk is among players.)"""
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         names = {s.id: s.name for s in seats}
         rows = list(session.exec(
             select(TableMessage).where(TableMessage.game_id == game.id)
@@ -205,7 +205,7 @@ def set_talk_mail(ctx: Context, token: object, on: bool) -> SeatView:
     """Whether this seat gets each table message by mail (otherwise the new ones
     come with its next turn mail or digest)."""
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         seat.talk_mail = bool(on)
         session.add(seat)
         return game_view(ctx, game, seats, seat)

@@ -19,14 +19,14 @@ from datetime import datetime
 from typing import Iterable, Sequence
 
 from sqlalchemy import bindparam, select as select_columns
-from sqlmodel import col, select
+from sqlmodel import col
 
 from . import errors, tokens
 from .context import Context
 from .db import as_utc, session_scope
 from .models import Game, Seat
 from .rules.views import View
-from .services import game_and_seats, game_view
+from .services import game_and_seats, game_by_public_id, game_view
 from .words import N_
 
 #: The columns a version is made of, in seat order: one query, no position.
@@ -90,12 +90,8 @@ def _seat_facts(seats: Sequence[Seat]) -> list[SeatFacts]:
 def watched_game(ctx: Context, public_id: object) -> tuple[View, str]:
     """The public view of a game and its version, read in one transaction, so
     that the page's version is the version of what the page shows."""
-    if not tokens.is_public_id(public_id):
-        raise _no_game(public_id)
     with session_scope(ctx.engine) as session:
-        game = session.exec(select(Game).where(col(Game.public_id) == public_id)).first()
-        if game is None:
-            raise _no_game(public_id)
+        game = game_by_public_id(session, public_id)
         _, seats = game_and_seats(session, game.id)
         view = game_view(ctx, game, seats, None)
         return view, version(game.status, game.ply, game.deadline, _seat_facts(seats), ctx.now())

@@ -29,7 +29,7 @@ from .context import Context
 from .db import as_utc, session_scope
 from .models import Game, Seat, Webhook
 from .outbox import enqueue
-from .services import _refuse_computer_seat, _seat_and_game
+from .services import refuse_computer_seat, seat_and_game
 from .webhook_targets import Target, check_target
 from .words import N_
 
@@ -168,12 +168,12 @@ def _listing(session: Session, seat: Seat, seats: list[Seat]) -> Webhooks:
 def webhooks_of(ctx: Context, token: object) -> Webhooks:
     """The webhooks of the token's game, and the seat's Discord user id."""
     with session_scope(ctx.engine) as session:
-        seat, _, seats = _seat_and_game(session, token)
+        seat, _, seats = seat_and_game(session, token)
         return _listing(session, seat, seats)
 
 
 def _refuse_closed(game: Game, seat: Seat) -> None:
-    _refuse_computer_seat(seat)
+    refuse_computer_seat(seat)
     if game.status not in _OPEN:
         raise errors.Conflict(N_("webhooks can be added only until the game is over"), code="game-over")
     if seat.accepted_at is None:
@@ -187,7 +187,7 @@ def add_webhook(ctx: Context, token: object, kind: object, url: object) -> NewWe
     :data:`MAX_PER_GAME` (``Conflict``), more than ``LIMIT_WEBHOOKS`` from this
     seat (``RateLimited``)."""
     with session_scope(ctx.engine) as session:
-        seat, game, _ = _seat_and_game(session, token)
+        seat, game, _ = seat_and_game(session, token)
         if kind not in KINDS:
             raise errors.Invalid(N_("the kind of webhook must be one of %(kinds)s"), kinds=", ".join(KINDS),
                                  code="invalid-webhook-kind", field="kind")
@@ -214,7 +214,7 @@ def _store(ctx: Context, token: object, kind: str, target: Target) -> NewWebhook
     write transaction, BEGIN IMMEDIATE, is the lock), so that adds at the same
     time cannot pass :data:`MAX_PER_GAME` between them."""
     with session_scope(ctx.engine) as session:
-        seat, game, seats = _seat_and_game(session, token)
+        seat, game, seats = seat_and_game(session, token)
         # Read again under the lock: its status as it is now, not as first loaded.
         game = session.exec(select(Game).where(col(Game.id) == game.id).with_for_update()
                             .execution_options(populate_existing=True)).one()
@@ -235,7 +235,7 @@ def _store(ctx: Context, token: object, kind: str, target: Target) -> NewWebhook
 def remove_webhook(ctx: Context, token: object, webhook_id: object) -> Webhooks:
     """Remove one of the seat's own webhooks (posts not yet sent are dropped)."""
     with session_scope(ctx.engine) as session:
-        seat, _, seats = _seat_and_game(session, token)
+        seat, _, seats = seat_and_game(session, token)
         hook = None
         if isinstance(webhook_id, int) and not isinstance(webhook_id, bool):
             hook = session.get(Webhook, webhook_id)
@@ -251,8 +251,8 @@ def set_discord_id(ctx: Context, token: object, discord_id: object) -> Webhooks:
     it), or none (``None`` or empty)."""
     value = discord_id
     with session_scope(ctx.engine) as session:
-        seat, _, seats = _seat_and_game(session, token)
-        _refuse_computer_seat(seat)
+        seat, _, seats = seat_and_game(session, token)
+        refuse_computer_seat(seat)
         if value is not None and value != "" and not (isinstance(value, str) and _DISCORD_ID.fullmatch(value)):
             raise errors.Invalid(N_("a Discord user id is 15 to 20 digits (in Discord: Copy User ID)"),
                                  code="invalid-discord-id", field="discord_id")

@@ -240,7 +240,7 @@ def _moves_by_source(view: View) -> dict[int, list[int]]:
     return {s: sorted(t) for s, t in sorted(out.items())}
 
 
-def _epochs(view: View) -> list[dict[str, Any]]:
+def epoch_rows(view: View) -> list[dict[str, Any]]:
     rows = []
     first = 1
     current = view["epoch"]
@@ -259,6 +259,14 @@ def _epochs(view: View) -> list[dict[str, Any]]:
     return rows
 
 
+def score_rows(scores: Mapping[str, int], owners: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The score bars: each clan's score, its bar's width (of the best score, at
+    least 20), and its owner's name where the game is over and ``owners`` say."""
+    top = max([20, *[int(v) for v in scores.values()]])
+    return [{"clan": c, "score": int(scores.get(c, 0)), "width": round(100 * int(scores.get(c, 0)) / top, 1),
+             "owner": (owners or {}).get(c)} for c in CLANS]
+
+
 def _game_parts(view: View, token: str | None) -> dict[str, Any]:
     """What the game templates show besides the view itself."""
     board = _board()
@@ -272,8 +280,6 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
         svg = Markup(board_svg(board, view, selectable=moves.keys(),
                                title=w._("The board after move %(ply)s", ply=view["ply"]), w=w,
                                style=style if isinstance(style, str) else None))
-    scores = view["clan_scores"]
-    top = max([20, *[int(v) for v in scores.values()]])
     history = list(zip(view["history"], describe_history(view, w)))
     players = view["players"]
     founding = view["founding"] if seated(view) else {}
@@ -303,9 +309,8 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
         "svg": svg,
         "move_options": options,
         "play_data": play_data,
-        "epochs": _epochs(view),
-        "scores": [{"clan": c, "score": int(scores.get(c, 0)), "width": round(100 * int(scores.get(c, 0)) / top, 1)}
-                   for c in CLANS],
+        "epochs": epoch_rows(view),
+        "scores": score_rows(view["clan_scores"]),
         "history": history,
         "chips_total": VILLAGE_CHIPS,
         "not_accepted": [p["name"] for p in players if not p["accepted"]],
@@ -342,7 +347,7 @@ def _play_words(founding: Mapping[str, list[int]], w: Words) -> dict[str, Any]:
     }
 
 
-def _play_page(token: str, view: SeatView, *, error: str | None = None,
+def play_page(token: str, view: SeatView, *, error: str | None = None,
                error_code: str | None = None, status: int = 200,
                form: Mapping[str, str] | None = None, talk_error: str | None = None) -> Any:
     seat_words(view)
@@ -354,12 +359,20 @@ def _play_page(token: str, view: SeatView, *, error: str | None = None,
                            **_game_parts(view, token)), status
 
 
+def _refused(token: str, e: ServiceError, sentence: str) -> Any:
+    """The seat page again with a refusal, in the seat's words: ``sentence``
+    (marked with ``N_``) says what became of the request around ``%(error)s``."""
+    view = services.seat_view(context(), token)
+    w = seat_words(view)
+    return play_page(token, view, error=w._(sentence, error=error_text(e, w)), error_code=e.code, status=e.status)
+
+
 @bp.get("/play/<token>")
 def play(token: str) -> Any:
     # ``?move=12-13&order=14,15`` (the link of a reply by mail we could not be sure
     # of) fills in the move form; as every GET, it plays nothing.
     form = {"move": request.args.get("move", "")[:200].strip(), "order": request.args.get("order", "")[:500].strip()}
-    return _play_page(token, services.seat_view(context(), token), form={k: v for k, v in form.items() if v})
+    return play_page(token, services.seat_view(context(), token), form={k: v for k, v in form.items() if v})
 
 
 @bp.post("/play/<token>/accept")
@@ -414,7 +427,7 @@ def move(token: str) -> Any:
             form = {}
         else:
             message = w._("%(error)s Nothing was played.", error=error_text(e, w))
-        return _play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
+        return play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
     played = Move.parse(text, strict=False)
     shown = move_text(str(played))
     flash(seat_words(view)._("Your move %(move)s was played.", move=shown), "ok")
@@ -429,7 +442,7 @@ def mail(token: str) -> Any:
         view = services.set_mail(ctx, token, choice)
     except Invalid as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
+        return play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
     w = seat_words(view)
     flash(w._("Saved: %(choice)s.", choice=mail_labels(w)[choice].lower()), "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
@@ -448,7 +461,7 @@ def talk(token: str) -> Any:
         raise
     except ServiceError as e:
         view = services.seat_view(ctx, token)
-        page, status = _play_page(token, view, talk_error=error_text(e, seat_words(view)), error_code=e.code,
+        page, status = play_page(token, view, talk_error=error_text(e, seat_words(view)), error_code=e.code,
                                   status=e.status, form={"talk": text})
         if isinstance(e, RateLimited):
             return page, status, {"Retry-After": str(e.retry_after)}
@@ -477,7 +490,7 @@ def seat_language(token: str) -> Any:
                                      request.form.get("time_zone", "")[:64].strip())
     except Invalid as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
+        return play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
     w = seat_words(view)
     flash(w._("Saved: this page and your emails now use the language you chose."), "ok")
     return redirect(url_for(".play", token=token) + "#settings", 303)
@@ -490,10 +503,7 @@ def board_style(token: str) -> Any:
     try:
         view = services.set_board_style(ctx, token, request.form.get("style", "")[:20])
     except Invalid as e:
-        view = services.seat_view(ctx, token)
-        w = seat_words(view)
-        return _play_page(token, view, error=w._("%(error)s Nothing was changed.", error=error_text(e, w)),
-                          error_code=e.code, status=e.status)
+        return _refused(token, e, N_("%(error)s Nothing was changed."))
     w = seat_words(view)
     flash(w._("Saved: the board is drawn in high contrast.") if view["board_style"] == "contrast"
           else w._("Saved: the board is drawn in the standard style."), "ok")
@@ -509,7 +519,7 @@ def pause(token: str) -> Any:
         view = services.pause_clock(ctx, token, int(m.group(1)) if m else text)
     except (Invalid, Conflict) as e:
         view = services.seat_view(ctx, token)
-        return _play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
+        return play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
     w = seat_words(view)
     until = when(view["players"][view["seat"]]["paused_until"])
     flash(w._("Your clock is paused until %(when)s.", when=until), "ok")
@@ -532,10 +542,7 @@ def computer(token: str) -> Any:
     except Unauthorized:
         raise
     except ServiceError as e:
-        view = services.seat_view(ctx, token)
-        w = seat_words(view)
-        return _play_page(token, view, error=w._("%(error)s Nothing was changed.", error=error_text(e, w)),
-                          error_code=e.code, status=e.status)
+        return _refused(token, e, N_("%(error)s Nothing was changed."))
     w = seat_words(view)
     players = {p["seat"]: p for p in view["players"]}
     if seat is None or seat == view["seat"]:
@@ -555,10 +562,7 @@ def rematch(token: str) -> Any:
     try:
         made = rematches.play_again(ctx, token, before_start=lambda: limits().per_ip("LIMIT_NEW_GAMES"))
     except Conflict as e:
-        view = services.seat_view(ctx, token)
-        w = seat_words(view)
-        return _play_page(token, view, error=w._("%(error)s No game was started.", error=error_text(e, w)),
-                          error_code=e.code, status=e.status)
+        return _refused(token, e, N_("%(error)s No game was started."))
     if made.token is None:
         return redirect(url_for(".game", game_id=made.game), 303)
     w = seat_words(services.seat_view(ctx, made.token))

@@ -18,11 +18,11 @@ from .. import replays, watching
 from ..app_context import context
 from ..drawing.svg import board_svg
 from ..rules import classic_board
-from ..rules.tables import CLANS, VILLAGE_CHIPS
+from ..rules.tables import VILLAGE_CHIPS
 from ..rules.views import View
 from ..words import Words, describe_history, end_text, names_text
 from .locale import words
-from .pages import _epochs
+from .pages import epoch_rows, score_rows
 
 bp = Blueprint("watch", __name__)
 
@@ -67,17 +67,14 @@ def replay(game_id: str) -> Any:
     svg = Markup(board_svg(classic_board(), position, w=w,
                            title=w._("The board after move %(ply)s", ply=step.ply) if step.ply
                            else w._("The board at the set-up")))
-    scores = position["clan_scores"]
-    top = max([20, *[int(v) for v in scores.values()]])
     owners = {p["clan"]: p["name"] for p in final["players"] if p["clan"]}
     chips = {p["name"]: p["chips"] for p in position["players"]}
     parts = {
         "step": step, "final": final, "position": position, "svg": svg,
         "sentence": lines[step.ply - 1] if step.ply else None,
-        "scores": [{"clan": c, "score": int(scores.get(c, 0)), "owner": owners.get(c),
-                    "width": round(100 * int(scores.get(c, 0)) / top, 1)} for c in CLANS],
+        "scores": score_rows(position["clan_scores"], owners),
         "chips": [{"name": p["name"], "chips": chips.get(p["name"], 0)} for p in final["players"]],
-        "epochs": _epochs(cast(View, position)), "chips_total": VILLAGE_CHIPS,
+        "epochs": epoch_rows(cast(View, position)), "chips_total": VILLAGE_CHIPS,
         "villages": [_explained(v, w) for v in step.villages],
     }
     if request.args.get("part") == "step":

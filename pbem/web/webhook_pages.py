@@ -13,7 +13,7 @@ from ..app_context import context
 from ..errors import RateLimited, ServiceError, Unauthorized
 from ..words import error_text
 from .locale import seat_words
-from .pages import _play_page
+from .pages import play_page
 
 bp = Blueprint("hooks", __name__)
 
@@ -43,7 +43,7 @@ def _refused(token: str, e: ServiceError, form: dict[str, str] | None = None, *,
     g.webhook_error_code = e.code
     g.webhook_form = form or {}
     g.webhook_where = where
-    page, status = _play_page(token, view, status=e.status)
+    page, status = play_page(token, view, status=e.status)
     if isinstance(e, RateLimited):
         return page, status, {"Retry-After": str(e.retry_after)}
     return page, status
@@ -60,7 +60,7 @@ def add(token: str) -> Any:
         return _refused(token, e, form)
     # Shown on the answer itself, not flashed: the secret must not ride in the session cookie.
     g.new_webhook = made
-    return _play_page(token, services.seat_view(context(), token))
+    return play_page(token, services.seat_view(context(), token))
 
 
 @bp.post(f"/play/<token>/webhooks/<int(max={MAX_ID}):webhook_id>/remove")

@@ -25,7 +25,7 @@ NASTY = '<script>alert("x")</script> & <b>bold</b>'
 
 def email_of(ctx: Any, token: str) -> str:
     with session_scope(ctx.engine) as session:
-        return services._seat_and_game(session, token)[0].email
+        return services.seat_and_game(session, token)[0].email
 
 
 def name_of(ctx: Any, token: str) -> str:

@@ -31,7 +31,7 @@ def talk_rows(ctx) -> list[Outbox]:
 def post_from_reply(ctx, token, text, outbox=None) -> int:
     """What the reply worker does: post in its own transaction, as the seat."""
     with session_scope(ctx.engine) as session:
-        seat, _, _ = services._seat_and_game(session, token)
+        seat, _, _ = services.seat_and_game(session, token)
         return talk.post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
 
 
@@ -130,7 +130,7 @@ def test_a_seat_that_writes_too_much_is_held_back_and_changes_nothing(app, ctx):
 
 def email_of(ctx, token) -> str:
     with session_scope(ctx.engine) as session:
-        return services._seat_and_game(session, token)[0].email
+        return services.seat_and_game(session, token)[0].email
 
 
 def test_each_message_is_mailed_only_to_the_players_who_asked(ctx):
@@ -238,7 +238,7 @@ def test_the_news_of_a_seat_are_the_others_messages_since_it_last_had_the_table(
     now.advance(minutes=1)
     talk.talk(ctx, others[1], "after your move")
     with session_scope(ctx.engine) as session:
-        seat, _, _ = services._seat_and_game(session, mover)
+        seat, _, _ = services.seat_and_game(session, mover)
         # The last turn mail that went: its reader may have moved by reply, without the page.
         assert table_seen_at(session, seat) == started
         news, more = table_news(session, seat, table_seen_at(session, seat))
