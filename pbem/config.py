@@ -101,10 +101,18 @@ DEFAULTS: dict[str, Any] = {
     # GET /metrics in Prometheus's text format (pbem.metrics); with several processes
     # on a host, set PROMETHEUS_MULTIPROC_DIR for all of them (README).
     "METRICS": False,
+    # How often beat runs the outbox and inbound sweeps and the deadline scan (seconds).
+    "CLOCK_SECONDS": 60.0,
+    # How long a worker's claim on an outbox row lasts: a row whose worker died is
+    # tried again after it.  Shorter than a delivery can take, a slow send would go twice.
+    "MAIL_LEASE_SECONDS": 300.0,
 }
 
 #: The hard player's time box may be at most this long (a worker is busy for it).
 MAX_BOT_SECONDS = 30.0
+#: A delivery's hard time limit (the ``pbem.deliver`` task's): a public service's
+#: lease must outlast it, so that a lease runs out only when its worker is gone.
+DELIVERY_TIME_LIMIT = 90.0
 #: The values of PBEM_LOG_FORMAT (pbem.logs).
 LOG_FORMATS = ("text", "json")
 
@@ -203,6 +211,13 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if not isinstance(box, (int, float)) or not 0 < box <= MAX_BOT_SECONDS:
         raise UnsafeConfig(f"PBEM_BOT_SECONDS={box!r}: the hard computer player's time box must be more than 0 "
                            f"and at most {MAX_BOT_SECONDS:g} seconds")
+    clock = config.get("CLOCK_SECONDS", 60.0)
+    if not isinstance(clock, (int, float)) or not 0.5 <= clock <= 3600:
+        raise UnsafeConfig(f"PBEM_CLOCK_SECONDS={clock!r}: the clock runs every 0.5 to 3600 seconds")
+    lease = config.get("MAIL_LEASE_SECONDS", 300.0)
+    if not isinstance(lease, (int, float)) or not 5 <= lease <= 86400:
+        raise UnsafeConfig(f"PBEM_MAIL_LEASE_SECONDS={lease!r}: a worker's claim on a message lasts 5 to 86400 "
+                           "seconds")
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")
@@ -235,6 +250,10 @@ def check_safe(config: Mapping[str, Any]) -> None:
         # own rate-limit counts.
         raise UnsafeConfig(f"PBEM_BROKER_URL is not set: a public service (base URL {config.get('BASE_URL')}) "
                            "needs Redis for its background work and shared rate limits")
+    if float(config.get("MAIL_LEASE_SECONDS", 300.0)) <= DELIVERY_TIME_LIMIT and not local:
+        # A live but slow worker's message would be claimed again and sent twice.
+        raise UnsafeConfig(f"PBEM_MAIL_LEASE_SECONDS={config.get('MAIL_LEASE_SECONDS')!r} is not longer than a "
+                           f"delivery may take ({DELIVERY_TIME_LIMIT:g} s): a slow message would be sent twice")
     local_hooks = [h.strip() for h in str(config.get("WEBHOOK_ALLOW") or "").split(",")
                    if h.strip() and _local_webhook_host(h)]
     if local_hooks and not config.get("TESTING"):

@@ -21,6 +21,7 @@ from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
 from . import clock, services
+from .config import DEFAULTS, DELIVERY_TIME_LIMIT
 from .app_context import context
 from .inbound import handling
 from .mail import delivery
@@ -30,9 +31,6 @@ log = logging.getLogger(__name__)
 
 #: A task waits for its own retry at most this long; later retries are the sweep's.
 MAX_TASK_RETRY_DELAY = timedelta(minutes=10)
-#: How often beat runs the sweep and the deadline scan.
-SWEEP_SECONDS = 60.0
-DEADLINE_SECONDS = 60.0
 
 
 def _task(**options: Any) -> Callable[[Callable[..., Any]], Any]:
@@ -44,7 +42,7 @@ def _task(**options: Any) -> Callable[[Callable[..., Any]], Any]:
 
 @_task(name="pbem.deliver", bind=True, acks_late=True, reject_on_worker_lost=True,
        autoretry_for=(OperationalError, ConnectionError), retry_backoff=5, retry_backoff_max=600,
-       retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=90, ignore_result=True)
+       retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=DELIVERY_TIME_LIMIT, ignore_result=True)
 def deliver(self: Task, outbox_id: int) -> str:
     """Deliver one outbox row.  A passing SMTP failure is retried at the row's
     own next attempt time (exponential backoff with jitter, kept in the
@@ -170,16 +168,15 @@ def _publish(task_name: str, what: str, ids: Iterable[int]) -> None:
             return
 
 
-def beat_schedule() -> dict[str, dict[str, Any]]:
-    """What ``celery -A worker beat`` runs.  Each entry expires before the next
+def beat_schedule(seconds: float = DEFAULTS["CLOCK_SECONDS"]) -> dict[str, dict[str, Any]]:
+    """What ``celery -A pbem.worker beat`` runs: the sweeps and the deadline scan
+    every ``seconds`` (``CLOCK_SECONDS``).  Each entry expires before the next
     one is due, so a backlog built while no worker ran is not replayed."""
+    every = {"schedule": seconds, "options": {"expires": seconds * 0.9}}
     return {
-        "sweep-outbox": {"task": "pbem.sweep_outbox", "schedule": SWEEP_SECONDS,
-                         "options": {"expires": SWEEP_SECONDS * 0.9}},
-        "sweep-inbound": {"task": "pbem.sweep_inbound", "schedule": SWEEP_SECONDS,
-                          "options": {"expires": SWEEP_SECONDS * 0.9}},
-        "deadlines-and-reminders": {"task": "pbem.clock.deadlines", "schedule": DEADLINE_SECONDS,
-                                    "options": {"expires": DEADLINE_SECONDS * 0.9}},
+        "sweep-outbox": {"task": "pbem.sweep_outbox", **every},
+        "sweep-inbound": {"task": "pbem.sweep_inbound", **every},
+        "deadlines-and-reminders": {"task": "pbem.clock.deadlines", **every},
         # Hourly and idempotent: the day's digest goes at the first run after
         # DIGEST_HOUR (UTC), even if beat was down at that hour.
         "daily-digest": {"task": "pbem.clock.digests", "schedule": crontab(minute=7),
@@ -225,7 +222,7 @@ def celery_init_app(app: Flask) -> Celery:
         # create_app set up logging already (pbem.logs: the format, the masking):
         # the worker keeps it rather than putting its own handler in its place.
         worker_hijack_root_logger=False,
-        beat_schedule=beat_schedule(),
+        beat_schedule=beat_schedule(float(app.config["CLOCK_SECONDS"])),
     )
     celery.set_default()
     app.extensions["celery"] = celery

@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from ..bounces import return_path
+from ..config import DEFAULTS
 from ..context import Context
 from ..db import as_utc, session_scope
 from .. import metrics, webhooks
@@ -28,8 +29,9 @@ from .webhook_posts import Post, compose_post
 
 log = logging.getLogger(__name__)
 
-#: How long a claimed row is left alone before a sweep may try it again.
-LEASE = timedelta(minutes=5)
+#: How long a claimed row is left alone before a sweep may try it again, by
+#: default (PBEM_MAIL_LEASE_SECONDS).
+LEASE = timedelta(seconds=DEFAULTS["MAIL_LEASE_SECONDS"])
 MAX_ATTEMPTS = 12
 #: A webhook's post is tried for longer than a mail: through the day of
 #: failures after which the webhook is switched off (the backoff tops at an hour).
@@ -51,11 +53,16 @@ _CLAIM = (
 _UPDATE_ROW = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
 
 
-def _claim(session: Session, outbox_id: int, now: datetime) -> Outbox | None:
+def lease(ctx: Context) -> timedelta:
+    """How long a worker's claim on a row lasts here (PBEM_MAIL_LEASE_SECONDS)."""
+    return timedelta(seconds=float(ctx.config.get("MAIL_LEASE_SECONDS", LEASE.total_seconds())))
+
+
+def _claim(session: Session, outbox_id: int, now: datetime, lease: timedelta) -> Outbox | None:
     """Lease the row unless another worker holds it or it is done: the row with
     this attempt counted, or ``None``."""
     got = session.connection().execute(
-        _CLAIM, {"row_id": outbox_id, "now": now, "lease_until": now + LEASE}).first()
+        _CLAIM, {"row_id": outbox_id, "now": now, "lease_until": now + lease}).first()
     return None if got is None else Outbox(**got._mapping)
 
 
@@ -82,7 +89,7 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
     most = MAX_ATTEMPTS
     try:
         with session_scope(ctx.engine) as session:
-            row = _claim(session, outbox_id, ctx.now())
+            row = _claim(session, outbox_id, ctx.now(), lease(ctx))
             if row is None:
                 return "busy"
             seen["kind"] = row.kind

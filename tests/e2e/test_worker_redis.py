@@ -247,6 +247,7 @@ def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{tmp_path / 'w.sqlite3'}")
     monkeypatch.setenv("PBEM_BROKER_URL", "redis://127.0.0.1:1/0")
     monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
+    monkeypatch.setenv("PBEM_CLOCK_SECONDS", "5")
     sys.modules.pop("worker", None)
     worker = importlib.import_module("worker")
     try:
@@ -260,8 +261,9 @@ def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_pat
         deliver = worker.celery.tasks["pbem.deliver"]
         assert deliver.acks_late and deliver.reject_on_worker_lost
         assert worker.celery.conf.broker_transport_options["socket_timeout"]
-        assert timedelta(seconds=schedule["sweep-outbox"]["schedule"]) <= timedelta(minutes=5)
-        assert timedelta(seconds=schedule["sweep-inbound"]["schedule"]) <= timedelta(minutes=5)
+        for name in ("sweep-outbox", "sweep-inbound", "deadlines-and-reminders"):
+            # PBEM_CLOCK_SECONDS; each run expires before the next is due
+            assert schedule[name]["schedule"] == 5.0 and schedule[name]["options"]["expires"] == 4.5
         handle = worker.celery.tasks["pbem.inbound.handle"]
         assert handle.acks_late and handle.reject_on_worker_lost
     finally:

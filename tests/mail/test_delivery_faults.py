@@ -28,7 +28,7 @@ def _claim(ctx: Any, outbox_id: int) -> int | None:
     """A worker taking a row in a transaction of its own (and then, in these tests,
     dying): the number of this attempt, or ``None``."""
     with session_scope(ctx.engine) as session:
-        row = delivery._claim(session, outbox_id, ctx.now())
+        row = delivery._claim(session, outbox_id, ctx.now(), delivery.lease(ctx))
         return None if row is None else row.attempts
 
 
@@ -216,6 +216,21 @@ def test_worker_killed_before_sending(sctx: Any, smtp: Any) -> None:
     clock.tick(ctx)
     assert _ids(smtp).count(row.message_id) == 1
     now.advance(hours=1)
+    clock.tick(ctx)
+    assert _ids(smtp).count(row.message_id) == 1
+
+
+def test_the_lease_is_the_setting(sctx: Any, smtp: Any) -> None:
+    """PBEM_MAIL_LEASE_SECONDS, not a constant: with 20 s, a dead worker's row goes
+    after 21 s (the several-hosts benchmark waits out a short one)."""
+    ctx = sctx
+    ctx.config["MAIL_LEASE_SECONDS"] = 20.0
+    now, row = _unsent_invite(ctx)
+    assert _claim(ctx, row.id)
+    now.advance(seconds=19)
+    clock.tick(ctx)
+    assert row.message_id not in _ids(smtp)
+    now.advance(seconds=2)
     clock.tick(ctx)
     assert _ids(smtp).count(row.message_id) == 1
 

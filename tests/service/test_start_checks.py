@@ -132,3 +132,23 @@ def test_webhooks_to_this_machine_or_a_private_network_only_in_the_demo_or_the_t
 
 def test_public_webhook_hosts_may_be_allowed() -> None:
     check_safe(config(PBEM_WEBHOOK_ALLOW="hooks.example.org, 93.184.215.14"))
+
+
+@pytest.mark.parametrize("env, named", [
+    ({"PBEM_CLOCK_SECONDS": "0.1"}, "PBEM_CLOCK_SECONDS=0.1: the clock runs every 0.5 to 3600 seconds"),
+    ({"PBEM_CLOCK_SECONDS": "7200"}, "PBEM_CLOCK_SECONDS=7200.0"),
+    ({"PBEM_MAIL_LEASE_SECONDS": "1"}, "PBEM_MAIL_LEASE_SECONDS=1.0: a worker's claim"),
+    ({"PBEM_MAIL_LEASE_SECONDS": "90"}, "is not longer than a delivery may take"),
+])
+def test_a_clock_or_lease_out_of_bounds_is_refused(env: dict[str, str], named: str) -> None:
+    with pytest.raises(UnsafeConfig, match=named):
+        check_safe(config(**env))
+
+
+def test_a_short_lease_is_allowed_on_a_loopback_address_only() -> None:
+    """The several-hosts benchmark kills a worker and waits out its lease: it needs a
+    short one.  In public a lease no longer than a delivery's time limit would let a
+    live, slow worker's message be claimed again and sent twice."""
+    check_safe(config(PBEM_MAIL_LEASE_SECONDS="15", PBEM_BASE_URL="http://127.0.0.1:5000"))
+    check_safe(config(PBEM_MAIL_LEASE_SECONDS="91", PBEM_CLOCK_SECONDS="1"))
+    assert config(PBEM_CLOCK_SECONDS="2.5")["CLOCK_SECONDS"] == 2.5
