@@ -44,7 +44,8 @@ class Figure:
     ``kind`` says how the goal reads: ``min-ratio`` (value/floor at least ``goal``),
     ``max-ratio`` (value/floor at most ``goal``), ``max-value`` (the value itself below
     ``goal``; a floor, if any, is shown beside it) or ``min-value`` (the value itself at
-    least ``goal``: a win rate).
+    least ``goal``: a win rate) or ``info`` (a figure reported beside the others, with no
+    goal of its own: what an active game costs).
     """
 
     what: str
@@ -73,6 +74,8 @@ class Figure:
             return self.value < self.goal
         if self.kind == "min-value":
             return self.value >= self.goal
+        if self.kind == "info":
+            return None
         raise ValueError(f"unknown goal kind {self.kind!r}")
 
     def goal_text(self) -> str:
@@ -81,6 +84,8 @@ class Figure:
         'ratio < 1.3'
         >>> Figure("x", 1, "ms", 50, "max-value").goal_text()
         '< 50 ms'
+        >>> Figure("x", 1, "KB", 0, "info").goal_text()
+        '-'
         """
         if self.kind == "min-ratio":
             return f"ratio >= {self.goal:g}"
@@ -88,6 +93,8 @@ class Figure:
             return f"ratio < {self.goal:g}"
         if self.kind == "min-value":
             return f">= {self.goal:g} {self.unit}"
+        if self.kind == "info":
+            return "-"
         return f"< {self.goal:g} {self.unit}"
 
     def as_json(self) -> dict[str, Any]:
@@ -118,7 +125,7 @@ def table(figures: Sequence[Figure]) -> str:
     """The results as a Markdown table (what the README's Performance section holds)."""
     rows = [["what", "value", "floor", "ratio", "goal", "result"]]
     for f in figures:
-        verdict = {True: "pass", False: "MISS", None: "n/a"}[f.passed]
+        verdict = "-" if f.kind == "info" else {True: "pass", False: "MISS", None: "n/a"}[f.passed]
         rows.append([
             f.what,
             fmt(f.value, f.unit),
