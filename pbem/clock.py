@@ -36,7 +36,7 @@ from .db import as_utc, session_scope
 from .inbound import handling
 from .mail.delivery import deliver, due
 from .mail.transport import transport_for
-from .models import CaughtMail, Game, Inbound, Login, Outbox, Seat, table_of
+from .models import CaughtMail, Game, Inbound, Login, Outbox, ReplyToken, Seat, table_of
 from .outbox import enqueue
 from .queries import about_game, digest_news
 
@@ -221,6 +221,11 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     - Received mail (replies, bounces) handled more than ``RETENTION_DAYS`` ago
       goes, unless its answer is still waiting to be sent (the answer is
       worded from it).
+    - Reply addresses (``move+TOKEN@``) made and last used more than
+      ``RETENTION_DAYS`` ago go, except the one of a running game's turn now:
+      a reply to a turn that long past is refused by the mail server instead
+      of answered.  They are most of what a finished game keeps (one per turn:
+      bench "cost").
 
     Every statement is guarded by its own condition, so several processes may
     prune at once and running it again changes nothing more."""
@@ -262,8 +267,14 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
         outbox.c.event == sqlalchemy.literal("inbound:") + sqlalchemy.cast(inbound.c.id, sqlalchemy.String))
     received = _delete_batches(ctx, inbound, and_(
         inbound.c.status == "done", inbound.c.handled_at < cutoff, ~answer_waits.exists()), batch)
+    reply = table_of(ReplyToken)
+    turn_now = select(game.c.id).where(game.c.id == reply.c.game_id, game.c.status == "active",
+                                       game.c.ply == reply.c.ply)
+    replies = _delete_batches(ctx, reply, and_(
+        func.coalesce(reply.c.used_at, reply.c.created_at) < cutoff, reply.c.created_at < cutoff,
+        ~turn_now.exists()), batch)
     return {"games_expired": int(expired), "logins_deleted": logins, "outbox_deleted": mail,
-            "caught_mail_deleted": caught_mail, "inbound_deleted": received}
+            "caught_mail_deleted": caught_mail, "inbound_deleted": received, "reply_tokens_deleted": replies}
 
 
 def _delete_batches(ctx: Context, table: Table, condition: ColumnElement[bool], batch: int) -> int:

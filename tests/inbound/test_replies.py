@@ -486,3 +486,31 @@ def test_no_move_again_in_answer_to_our_refusal_is_not_answered(ctx: Any) -> Non
     move = next(m for m in view["legal_moves"] if len(view["founding"].get(m, [])) <= 1)
     fixed = reply_message(refusal, move, sender=address)
     assert replies.handle_reply(ctx, store(ctx, fixed)).startswith("accepted")
+
+
+def test_reply_addresses_of_long_past_turns_go_with_retention(ctx: Any) -> None:
+    """A turn's reply address is kept RETENTION_DAYS (a late reply is answered
+    kindly meanwhile), then deleted, except the one of the turn now: it is most of
+    what a finished game would keep for ever (bench "cost")."""
+    from tests.support.games import play
+
+    now = frozen_clock(ctx)
+    game_id, toks = new_game(ctx, 2)
+    play(ctx, toks, 3)
+
+    def plies() -> list[int]:
+        with session_scope(ctx.engine) as session:
+            return sorted(r.ply for r in session.exec(select(ReplyToken).where(ReplyToken.game_id == db_id(ctx, game_id))))
+
+    assert plies() == [0, 1, 2, 3]
+    now.advance(days=ctx.config["RETENTION_DAYS"] - 1)
+    assert clock.prune(ctx)["reply_tokens_deleted"] == 0
+    now.advance(days=2)
+    assert clock.prune(ctx)["reply_tokens_deleted"] == 3
+    assert plies() == [3]  # the turn now: its mail may be answered still
+    assert clock.prune(ctx)["reply_tokens_deleted"] == 0
+    with session_scope(ctx.engine) as session:
+        game = session.exec(select(Game).where(Game.public_id == game_id)).one()
+        game.status = "finished"
+        session.add(game)
+    assert clock.prune(ctx)["reply_tokens_deleted"] == 1 and plies() == []

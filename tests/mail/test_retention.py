@@ -21,7 +21,7 @@ from tests.support.messages import caught
 from tests.support.web import csrf_token
 
 NOTHING = {"games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0,
-           "inbound_deleted": 0}
+           "inbound_deleted": 0, "reply_tokens_deleted": 0}
 
 
 def status(ctx: Any, game_id: str) -> str:
