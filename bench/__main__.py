@@ -1,4 +1,4 @@
-"""``python -m bench [--quick] [--only moves,mail,read,rules,bots] [--label TEXT] [--profile]``
+"""``python -m bench [--quick] [--only SECTION,...] [--label TEXT] [--profile]``
 
 Runs the measurements, prints the table (what, value, floor, ratio, goal, pass/miss) and
 writes it to ``bench/results/bench-<time>.json`` and ``bench/results/latest.json``.
@@ -18,7 +18,7 @@ from typing import Any, Callable
 from .common import Figure, table, write_results
 from .infra import Infra, _raise_exit
 
-SECTIONS = ("moves", "mail", "read", "rules", "bots")
+SECTIONS = ("moves", "openload", "hosts", "mail", "read", "cost", "clock", "rules", "bots")
 
 
 def _say(text: str) -> None:
@@ -116,6 +116,14 @@ def _run(section: str, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
         from .mail import run as runner
     elif section == "bots":
         from .bots import run as runner
+    elif section == "openload":
+        from .openloop import run as runner
+    elif section == "hosts":
+        from .hosts import run as runner
+    elif section == "cost":
+        from .cost import run as runner
+    elif section == "clock":
+        from .clockscale import run as runner
     else:
         from .reading import run as runner
     with Infra() as infra:

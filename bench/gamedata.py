@@ -287,6 +287,17 @@ def _mail_row(game_id: int, seat_id: int | None, recipient: str, kind: str, even
     return [row[c] for c in OUTBOX_COLUMNS]
 
 
+def retire(database_url: str, game_ids: Sequence[int]) -> None:
+    """Template games are the harness's, not players': no mail goes for them and the
+    clock leaves them alone (a benchmark copies them first)."""
+    import psycopg
+
+    with psycopg.connect(dbapi_url(database_url)) as conn:
+        conn.execute("UPDATE outbox SET status = 'skipped' WHERE game_id = ANY(%s) AND status = 'pending'",
+                     [list(game_ids)])
+        conn.execute("UPDATE game SET status = 'finished', deadline = NULL WHERE id = ANY(%s)", [list(game_ids)])
+
+
 def analyze(database_url: str) -> None:
     """Fresh planner statistics, as autovacuum would have them on a live database."""
     import psycopg

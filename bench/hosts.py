@@ -105,16 +105,6 @@ def _templates(ctx: Any, counts: tuple[int, ...]) -> list[int]:
     return [gamedata.new_game(ctx, n)[0] for n in counts]
 
 
-def _retire(url: str, templates: list[int]) -> None:
-    """The template games are the harness's, not players': no mail, no clock."""
-    import psycopg
-
-    with psycopg.connect(dbapi_url(url)) as conn:
-        conn.execute("UPDATE outbox SET status = 'skipped' WHERE game_id = ANY(%s) AND status = 'pending'",
-                     [templates])
-        conn.execute("UPDATE game SET status = 'finished', deadline = NULL WHERE id = ANY(%s)", [templates])
-
-
 class _Web:
     """A player's connection to one of the web hosts (a new one per request: gunicorn's
     sync workers close after each)."""
@@ -155,7 +145,7 @@ def play(infra: Infra, settings: Settings, say: Callable[[str], None] = print) -
     views = {t: services.public_game(ctx, gamedata.public_id_of(ctx, t)) for t in templates}
     # The copies start where the templates are, their first turn mail waiting.
     copies = gamedata.clone_games(url, templates, settings.games, history=True, pending_turn_mail=True)
-    _retire(url, templates)
+    gamedata.retire(url, templates)
     ctx.engine.dispose()
     with psycopg.connect(dbapi_url(url)) as conn:
         # The copied history was "sent" before the run: only what the run writes is checked.

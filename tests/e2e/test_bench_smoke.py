@@ -10,8 +10,10 @@ import random
 
 import pytest
 
+import bench.arrivals
 import bench.common
 import bench.load
+import bench.smtp_sink
 from bench.common import Figure, percentile, table
 from bench.load import legal_moves
 from bench.reference_rules import RefBoard, agreement, conformance, from_deal, pbem_summary, play_randomly
@@ -22,7 +24,7 @@ from pbem.rules.views import public_view
 
 
 def test_the_doctests_of_the_helpers_pass() -> None:
-    for module in (bench.common, bench.load):
+    for module in (bench.common, bench.load, bench.arrivals, bench.smtp_sink):
         failed, _ = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert failed == 0, module.__name__
 
