@@ -34,7 +34,7 @@ from . import services
 from .context import Context
 from .db import as_utc, session_scope
 from .inbound import handling
-from .mail.delivery import deliver, due
+from .mail.delivery import SWEEP_GRACE, deliver, due, lease
 from .mail.transport import transport_for
 from .models import CaughtMail, Game, Inbound, Login, Outbox, ReplyToken, Seat, table_of
 from .outbox import enqueue
@@ -161,8 +161,11 @@ def sweep_outbox(ctx: Context, *, handoff: Callable[[Iterable[int]], None] | Non
     """Every pending row whose time has come: handed to ``handoff`` (the relay
     to the workers, for beat), or delivered here and now (``tick``).  The claim
     with a lease in :func:`pbem.mail.delivery.deliver` keeps a row that a worker
-    is sending from going twice."""
-    ids = due(ctx)
+    is sending from going twice.  Handing off, rows younger than
+    :data:`~pbem.mail.delivery.SWEEP_GRACE` (or a lease, if shorter: a lost
+    row is found within about a lease either way) are left to the relay."""
+    grace = min(SWEEP_GRACE, lease(ctx)) if handoff is not None else timedelta(0)
+    ids = due(ctx, grace=grace)
     if not ids:
         return []
     if handoff is not None:

@@ -29,6 +29,11 @@ from .mail.transport import transport_for
 
 log = logging.getLogger(__name__)
 
+#: The queues: the clock's (beat's periodic tasks) and everything else's.
+CLOCK_QUEUE = "clock"
+DEFAULT_QUEUE = "celery"
+CLOCK_TASKS = ("pbem.sweep_outbox", "pbem.sweep_inbound", "pbem.clock.deadlines", "pbem.clock.digests",
+               "pbem.clock.prune", "pbem.clock.tick")
 #: A task waits for its own retry at most this long; later retries are the sweep's.
 MAX_TASK_RETRY_DELAY = timedelta(minutes=10)
 
@@ -214,7 +219,15 @@ def celery_init_app(app: Flask) -> Celery:
         # briefly, and gives up: the rows wait in the outbox for the sweep.
         broker_transport_options={"socket_timeout": timeout, "socket_connect_timeout": min(timeout, 3),
                                   "visibility_timeout": 3600, "max_retries": 1,
-                                  "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5},
+                                  "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5,
+                                  # A worker takes the clock's queue first, then the rest.
+                                  "queue_order_strategy": "priority"},
+        # The clock's tasks have a queue of their own, which every worker consumes
+        # before the default one: behind a backlog of mail they would wait until
+        # they expire, and a reminder would come after its deadline (bench hosts).
+        task_queues={CLOCK_QUEUE: {"routing_key": CLOCK_QUEUE}, DEFAULT_QUEUE: {"routing_key": DEFAULT_QUEUE}},
+        task_default_queue=DEFAULT_QUEUE,
+        task_routes={name: {"queue": CLOCK_QUEUE} for name in CLOCK_TASKS},
         broker_pool_limit=4,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         timezone="UTC",

@@ -32,6 +32,12 @@ log = logging.getLogger(__name__)
 #: How long a claimed row is left alone before a sweep may try it again, by
 #: default (PBEM_MAIL_LEASE_SECONDS).
 LEASE = timedelta(seconds=DEFAULTS["MAIL_LEASE_SECONDS"])
+#: A new row is the relay's for this long: beat's sweep hands on only older ones.
+#: A row still queued behind a backlog of mail would otherwise be handed out
+#: again at every sweep by every beat, and the copies lengthen the backlog
+#: (bench hosts: two beats every second).  Retries and expired leases are due
+#: at their own time, as before.
+SWEEP_GRACE = timedelta(minutes=1)
 MAX_ATTEMPTS = 12
 #: A webhook's post is tried for longer than a mail: through the day of
 #: failures after which the webhook is switched off (the backoff tops at an hour).
@@ -178,11 +184,14 @@ def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
         _mark(conn, outbox_id, **values)
 
 
-def due(ctx: Context, limit: int = 200) -> list[int]:
-    """Pending rows whose time has come (for the sweep)."""
+def due(ctx: Context, limit: int = 200, *, grace: timedelta = timedelta(0)) -> list[int]:
+    """Pending rows whose time has come (for the sweep), written more than
+    ``grace`` ago."""
+    now = ctx.now()
     with session_scope(ctx.engine) as session:
         rows = session.exec(
-            select(Outbox.id).where(Outbox.status == "pending", col(Outbox.next_attempt_at) <= ctx.now())
+            select(Outbox.id).where(Outbox.status == "pending", col(Outbox.next_attempt_at) <= now,
+                                    col(Outbox.created_at) <= now - grace)
             .order_by(col(Outbox.id)).limit(limit)
         ).all()
         return [r for r in rows if r is not None]

@@ -198,11 +198,52 @@ def test_beat_tasks_run_on_the_worker(worker_app: Any, smtp: SmtpServer) -> None
     ctx.relay = ctx_relay
     time.sleep(0.2)
     assert box.messages(kind="login") == []
+    celery.send_task("pbem.sweep_outbox")  # within its first minute the row is the relay's
+    time.sleep(0.5)
+    assert box.messages(kind="login") == []
+    now.advance(seconds=61)
     celery.send_task("pbem.sweep_outbox")
     (login,) = box.wait_for(1, kind="login")
     assert login.to == PLAYERS[0]["email"]
     rows = wait_all_done(ctx)
     assert len(box.messages()) == len([r for r in rows if r.status == "sent"])
+
+
+def test_the_clock_goes_before_a_backlog_of_mail(database_url: str, smtp: SmtpServer, redis_url: str) -> None:
+    """Beat's tasks have a queue of their own that a worker takes first: behind a
+    backlog of mail the deadline scan would wait until it expired, and a reminder
+    would come after its deadline."""
+    from celery.signals import task_prerun
+
+    from pbem.web import create_app
+
+    broker = broker_db(redis_db(2))
+    app = create_app(smtp.config(database_url, BROKER_URL=broker))
+    celery = app.extensions["celery"]
+    for n in range(30):  # rows that do not exist: each task finds nothing to send
+        celery.send_task("pbem.deliver", args=[10_000_000 + n])
+    celery.send_task("pbem.clock.deadlines")
+    celery.send_task("pbem.sweep_outbox")
+    client = redis.Redis.from_url(broker)
+    assert (client.llen("celery"), client.llen("clock")) == (30, 2)
+    order: list[str] = []
+
+    def seen(sender: Any = None, **_: Any) -> None:
+        order.append(sender.name)
+
+    task_prerun.connect(seen, weak=False)
+    try:
+        with start_worker(celery, pool="solo", concurrency=1, perform_ping_check=False, loglevel="WARNING",
+                          shutdown_timeout=10):
+            end = time.monotonic() + 20
+            while len(order) < 32 and time.monotonic() < end:
+                time.sleep(0.05)
+    finally:
+        task_prerun.disconnect(seen)
+        app.extensions["pbem"].engine.dispose()
+        empty(broker)
+    # Both first (taking turns between the queues would put a mail between them).
+    assert len(order) == 32 and order[:2] == ["pbem.clock.deadlines", "pbem.sweep_outbox"], order[:3]
 
 
 def test_celery_a_worker_command(database_url: str, smtp: SmtpServer, redis_url: str, tmp_path: Path) -> None:
@@ -258,6 +299,7 @@ def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_pat
                                                          "pbem.clock.prune"}
         for entry in schedule.values():
             assert entry["task"] in worker.celery.tasks
+            assert worker.celery.amqp.router.route({}, entry["task"])["queue"].name == "clock"
         deliver = worker.celery.tasks["pbem.deliver"]
         assert deliver.acks_late and deliver.reject_on_worker_lost
         assert worker.celery.conf.broker_transport_options["socket_timeout"]

@@ -220,6 +220,28 @@ def test_worker_killed_before_sending(sctx: Any, smtp: Any) -> None:
     assert _ids(smtp).count(row.message_id) == 1
 
 
+def test_beats_sweep_leaves_a_new_row_to_the_relay_for_a_minute(sctx: Any, smtp: Any) -> None:
+    """A row written under a minute ago is the relay's: handed on again at every
+    sweep while it waits behind a backlog, its copies would lengthen the backlog.
+    After the minute the sweep hands it on (the relay's message was lost)."""
+    ctx = sctx
+    now, row = _unsent_invite(ctx)
+    handed: list[int] = []
+    now.advance(seconds=59)
+    assert clock.sweep_outbox(ctx, handoff=handed.extend) == [] and handed == []
+    now.advance(seconds=2)
+    assert row.id in clock.sweep_outbox(ctx, handoff=handed.extend) and row.id in handed
+    assert row.message_id not in _ids(smtp)  # handed on, not sent here
+
+
+def test_the_in_process_sweep_delivers_new_rows_at_once(sctx: Any, smtp: Any) -> None:
+    """The demo's tick has no relay to wait for: it sends what is pending now."""
+    ctx = sctx
+    now, row = _unsent_invite(ctx)
+    clock.tick(ctx)
+    assert _ids(smtp).count(row.message_id) == 1
+
+
 def test_the_lease_is_the_setting(sctx: Any, smtp: Any) -> None:
     """PBEM_MAIL_LEASE_SECONDS, not a constant: with 20 s, a dead worker's row goes
     after 21 s (the several-hosts benchmark waits out a short one)."""
