@@ -50,6 +50,12 @@ def test_a_lost_or_doubled_mail_is_a_problem() -> None:
     assert any("never reached the SMTP server" in p for p in problems(never_came))
     unsent = dataclasses.replace(o, rows=[dict(r, status="failed") if r["id"] == 3 else r for r in o.rows])
     assert any("not sent" in p for p in problems(unsent))
+    skipped = dataclasses.replace(o, rows=[dict(r, status="skipped") if r["id"] == 3 else r for r in o.rows])
+    assert any("not sent" in p for p in problems(skipped))
+    # A reminder that a worker took after the autopilot had played its turn is skipped, rightly.
+    too_late = dataclasses.replace(o, rows=[dict(r, status="skipped") if r["id"] == 4 else r for r in o.rows],
+                                   arrivals=[a for a in o.arrivals if a.message_id != "<4@clans.test>"])
+    assert problems(too_late) == []
     unwritten = dataclasses.replace(o, rows=[r for r in o.rows if r["id"] != 2])
     assert any("never written" in p for p in problems(unwritten))
     once_more = dataclasses.replace(o, arrivals=o.arrivals + [o.arrivals[1]])
@@ -83,7 +89,7 @@ def test_several_hosts_keep_every_promise_through_a_kill_and_a_restart() -> None
     if not shutil.which("redis-server"):
         unavailable("redis-server", "not on PATH")
     # 16 games: about 500 moves, long enough for the kill at 30% and the restart at 50%.
-    settings = Settings(games=16, timeout=90.0)
+    settings = Settings(games=16, deadline_seconds=4.0, timeout=90.0)
     with Infra() as infra:
         o = play(infra, settings, print)
     s = summary(o)
