@@ -61,3 +61,30 @@ def browser(chromium: str) -> Iterator[Any]:
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture
+def bench_db(postgresql_url: str) -> Iterator[Any]:
+    """The session's PostgreSQL database emptied for a benchmark helper's test: its
+    ``url``, an ``engine``, a benchmark context ``ctx`` (bench/gamedata.py) and
+    ``count(sql, **params)``, the one number a query answers."""
+    from sqlalchemy import text
+
+    from bench import gamedata
+    from pbem.db import make_engine
+    from tests.support.config import TABLES
+
+    engine = make_engine(postgresql_url)
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
+
+    def count(sql: str, **params: Any) -> int:
+        with engine.connect() as conn:
+            return int(conn.execute(text(sql), params).scalar_one())
+
+    ctx = gamedata.context(postgresql_url)
+    try:
+        yield SimpleNamespace(url=postgresql_url, engine=engine, ctx=ctx, count=count)
+    finally:
+        ctx.engine.dispose()
+        engine.dispose()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import doctest
 import random
+from typing import Any
 
 import pytest
 
@@ -128,7 +129,7 @@ def test_cpu_seconds_counts_a_busy_process_and_nothing_for_one_that_is_gone() ->
     assert cpu_seconds([(1 << 22) + 1]) == 0
 
 
-def test_the_bench_games_and_their_copies_work_with_this_schema(postgresql_url: str) -> None:
+def test_the_bench_games_and_their_copies_work_with_this_schema(bench_db: Any) -> None:
     """bench/gamedata.py against the real schema and services, so that a change to either
     (a column, an id, a start-up check) shows here and not only in ``python -m bench``:
     games made and played through the service layer, copies written with COPY (fresh public
@@ -140,43 +141,35 @@ def test_the_bench_games_and_their_copies_work_with_this_schema(postgresql_url: 
     from bench.infra import service_env
     from pbem import services, tokens
     from pbem.config import check_safe, load_config
-    from pbem.db import make_engine, session_scope
+    from pbem.db import session_scope
     from pbem.mail.compose import compose
     from pbem.models import Outbox
-    from tests.support.config import TABLES
 
-    engine = make_engine(postgresql_url)
-    with engine.begin() as conn:
-        conn.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
-    ctx = gamedata.context(postgresql_url)
-    try:
-        running, toks = gamedata.new_game(ctx, 3)
-        ply = gamedata.play(ctx, toks, 6, random.Random(3))
-        invited, _ = gamedata.new_game(ctx, 2, start=False)
-        template = services.public_game(ctx, gamedata.public_id_of(ctx, running))
-        copies = gamedata.clone_games(postgresql_url, [running, invited], 4, pending_turn_mail=True)
-        for game_id, copy_toks in copies[::2]:  # the copies of the running game
-            view = services.public_game(ctx, gamedata.public_id_of(ctx, game_id))
-            assert (view["huts"], view["ply"]) == (template["huts"], ply)
-            assert services.seat_view(ctx, copy_toks[0])["ply"] == ply
-        game_id, copy_toks = copies[0]
-        seat = template["next_seat"]
-        mine = services.seat_view(ctx, copy_toks[seat])
-        assert services.submit_move(ctx, copy_toks[seat], mine["legal_moves"][0], None, ply)["ply"] == ply + 1
-        gamedata.clone_games_in_db(postgresql_url, [running, invited], 20)
-        with session_scope(ctx.engine) as session:
-            pending = session.exec(text("SELECT id FROM outbox WHERE status = 'pending' AND kind = 'turn' "
-                                        "AND game_id = :g"), params={"g": copies[2][0]}).all()
-            assert len(pending) == 1  # the copy nobody moved in waits for its turn mail
-            row = session.get(Outbox, pending[0][0])
-            assert row is not None and compose(ctx, session, row) is not None
-        with engine.connect() as conn:
-            ids = [r[0] for r in conn.execute(text("SELECT public_id FROM game"))]
-        assert len(ids) == 2 + 4 + 20 == len(set(ids))
-        assert all(tokens.is_public_id(i) for i in ids), ids
-    finally:
-        ctx.engine.dispose()
-        engine.dispose()
+    postgresql_url, ctx = bench_db.url, bench_db.ctx
+    running, toks = gamedata.new_game(ctx, 3)
+    ply = gamedata.play(ctx, toks, 6, random.Random(3))
+    invited, _ = gamedata.new_game(ctx, 2, start=False)
+    template = services.public_game(ctx, gamedata.public_id_of(ctx, running))
+    copies = gamedata.clone_games(postgresql_url, [running, invited], 4, pending_turn_mail=True)
+    for game_id, copy_toks in copies[::2]:  # the copies of the running game
+        view = services.public_game(ctx, gamedata.public_id_of(ctx, game_id))
+        assert (view["huts"], view["ply"]) == (template["huts"], ply)
+        assert services.seat_view(ctx, copy_toks[0])["ply"] == ply
+    game_id, copy_toks = copies[0]
+    seat = template["next_seat"]
+    mine = services.seat_view(ctx, copy_toks[seat])
+    assert services.submit_move(ctx, copy_toks[seat], mine["legal_moves"][0], None, ply)["ply"] == ply + 1
+    gamedata.clone_games_in_db(postgresql_url, [running, invited], 20)
+    with session_scope(ctx.engine) as session:
+        pending = session.exec(text("SELECT id FROM outbox WHERE status = 'pending' AND kind = 'turn' "
+                                    "AND game_id = :g"), params={"g": copies[2][0]}).all()
+        assert len(pending) == 1  # the copy nobody moved in waits for its turn mail
+        row = session.get(Outbox, pending[0][0])
+        assert row is not None and compose(ctx, session, row) is not None
+    with bench_db.engine.connect() as conn:
+        ids = [r[0] for r in conn.execute(text("SELECT public_id FROM game"))]
+    assert len(ids) == 2 + 4 + 20 == len(set(ids))
+    assert all(tokens.is_public_id(i) for i in ids), ids
     check_safe(load_config({}, environ=service_env(postgresql_url, "redis://127.0.0.1:6379/0")))
 
 
