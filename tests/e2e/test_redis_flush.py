@@ -17,6 +17,7 @@ from sqlmodel import col, select
 from pbem import services
 from pbem.db import session_scope
 from pbem.models import MoveRecord, Outbox
+from tests.support.clock import frozen_clock
 from tests.support.config import redis_db
 from tests.support.games import PLAYERS, seat_tokens, to_move
 from tests.support.smtp import SmtpServer
@@ -65,6 +66,7 @@ def test_flushing_redis_mid_game_loses_nothing(database_url: str, smtp: SmtpServ
             box.wait_for(3, kind="turn")
 
         # No worker: the next turn mail waits in Redis ...
+        now = frozen_clock(ctx)
         t, view = to_move(ctx, toks)
         services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
         client = redis.Redis.from_url(broker)
@@ -76,7 +78,12 @@ def test_flushing_redis_mid_game_loses_nothing(database_url: str, smtp: SmtpServ
             time.sleep(1.0)
             waiting = [r for r in turn_mail(ctx) if r.status == "pending"]
             assert len(waiting) == 1 and len(box.messages(kind="turn")) == 3  # nothing brought it back yet
-            # What beat runs every minute: the row is still in the database, and goes.
+            # What beat runs every minute: the row is still in the database, and goes
+            # once the sweep no longer leaves it to the relay (its first minute).
+            celery.tasks["pbem.sweep_outbox"].delay()
+            time.sleep(0.5)
+            assert len(box.messages(kind="turn")) == 3
+            now.advance(minutes=2)
             celery.tasks["pbem.sweep_outbox"].delay()
             box.wait_for(4, kind="turn")
             # The game goes on as before.
