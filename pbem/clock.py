@@ -224,11 +224,11 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     - Received mail (replies, bounces) handled more than ``RETENTION_DAYS`` ago
       goes, unless its answer is still waiting to be sent (the answer is
       worded from it).
-    - Reply addresses (``move+TOKEN@``) made and last used more than
-      ``RETENTION_DAYS`` ago go, except the one of a running game's turn now:
-      a reply to a turn that long past is refused by the mail server instead
-      of answered.  They are most of what a finished game keeps (one per turn:
-      bench "cost").
+    - Reply addresses (``move+TOKEN@``, ``talk+TOKEN@``) of games over
+      (finished, cancelled, expired), made and last used more than
+      ``RETENTION_DAYS`` ago, go: a reply that late is refused by the mail
+      server instead of answered.  They are most of what a finished game
+      keeps (one per turn: bench "cost").
 
     Every statement is guarded by its own condition, so several processes may
     prune at once and running it again changes nothing more."""
@@ -271,11 +271,11 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     received = _delete_batches(ctx, inbound, and_(
         inbound.c.status == "done", inbound.c.handled_at < cutoff, ~answer_waits.exists()), batch)
     reply = table_of(ReplyToken)
-    turn_now = select(game.c.id).where(game.c.id == reply.c.game_id, game.c.status == "active",
-                                       game.c.ply == reply.c.ply)
+    # A running game keeps all of its own: table talk's reply address is the token
+    # of the turn its mail was written at, and answers to it post for the game's life.
+    running = select(game.c.id).where(game.c.id == reply.c.game_id, game.c.status == "active")
     replies = _delete_batches(ctx, reply, and_(
-        func.coalesce(reply.c.used_at, reply.c.created_at) < cutoff, reply.c.created_at < cutoff,
-        ~turn_now.exists()), batch)
+        func.coalesce(reply.c.used_at, reply.c.created_at) < cutoff, ~running.exists()), batch)
     return {"games_expired": int(expired), "logins_deleted": logins, "outbox_deleted": mail,
             "caught_mail_deleted": caught_mail, "inbound_deleted": received, "reply_tokens_deleted": replies}
 

@@ -488,10 +488,11 @@ def test_no_move_again_in_answer_to_our_refusal_is_not_answered(ctx: Any) -> Non
     assert replies.handle_reply(ctx, store(ctx, fixed)).startswith("accepted")
 
 
-def test_reply_addresses_of_long_past_turns_go_with_retention(ctx: Any) -> None:
-    """A turn's reply address is kept RETENTION_DAYS (a late reply is answered
-    kindly meanwhile), then deleted, except the one of the turn now: it is most of
-    what a finished game would keep for ever (bench "cost")."""
+def test_reply_addresses_go_with_retention_once_the_game_is_over(ctx: Any) -> None:
+    """A game's reply addresses stay while it is played (table talk answers through
+    the token of the turn its mail was written at, however long ago), and go
+    RETENTION_DAYS after the game is over: they are most of what a finished game
+    would keep for ever (bench "cost")."""
     from tests.support.games import play
 
     now = frozen_clock(ctx)
@@ -503,14 +504,34 @@ def test_reply_addresses_of_long_past_turns_go_with_retention(ctx: Any) -> None:
             return sorted(r.ply for r in session.exec(select(ReplyToken).where(ReplyToken.game_id == db_id(ctx, game_id))))
 
     assert plies() == [0, 1, 2, 3]
-    now.advance(days=ctx.config["RETENTION_DAYS"] - 1)
-    assert clock.prune(ctx)["reply_tokens_deleted"] == 0
-    now.advance(days=2)
-    assert clock.prune(ctx)["reply_tokens_deleted"] == 3
-    assert plies() == [3]  # the turn now: its mail may be answered still
-    assert clock.prune(ctx)["reply_tokens_deleted"] == 0
+    now.advance(days=ctx.config["RETENTION_DAYS"] + 1)
+    assert clock.prune(ctx)["reply_tokens_deleted"] == 0  # still being played
     with session_scope(ctx.engine) as session:
         game = session.exec(select(Game).where(Game.public_id == game_id)).one()
         game.status = "finished"
         session.add(game)
-    assert clock.prune(ctx)["reply_tokens_deleted"] == 1 and plies() == []
+    assert clock.prune(ctx)["reply_tokens_deleted"] == 4 and plies() == []
+    assert clock.prune(ctx)["reply_tokens_deleted"] == 0
+
+
+def test_talk_to_an_old_mail_of_a_running_game_still_posts_after_retention(ctx: Any) -> None:
+    """The talk address of a mail written more than RETENTION_DAYS ago still reaches
+    the table while the game goes on."""
+    from pbem import talk as table_talk
+    from pbem.inbound import handling
+    from tests.support.games import play
+
+    now = frozen_clock(ctx)
+    game_id, toks = new_game(ctx, 2)
+    for t in toks:
+        table_talk.set_talk_mail(ctx, t, True)
+    table_talk.talk(ctx, toks[0], "Shall we play fast tonight?")
+    (talk_mail,) = caught(ctx, kind="talk")
+    play(ctx, toks, 2)  # the turn the talk mail was written at is long past
+    now.advance(days=ctx.config["RETENTION_DAYS"] + 1)
+    clock.prune(ctx)
+    address = str(talk_mail["To"])
+    outcome = handling.handle(ctx, store(ctx, reply_message(talk_mail, "Yes, a month on\n", sender=address)))
+    with session_scope(ctx.engine) as session:
+        texts = list(session.exec(select(TableMessage.text).order_by(col(TableMessage.id))).all())
+    assert texts[-1].startswith("Yes, a month on"), (outcome, texts)
