@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 from celery import Celery, Task, shared_task
 from celery.schedules import crontab
+from celery.signals import celeryd_after_setup
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
@@ -78,7 +79,7 @@ def computer_move(game_id: int, ply: int) -> str | None:
 @_task(name="pbem.sweep_outbox", ignore_result=True, soft_time_limit=240, time_limit=300)
 def sweep_outbox() -> int:
     """Hand every pending row that is due to the workers (beat runs this)."""
-    return len(clock.sweep_outbox(context(), handoff=relay))
+    return len(clock.sweep_outbox(context(), handoff=_swept("pbem.deliver", "outbox")))
 
 
 @_task(name="pbem.inbound.handle", acks_late=True, reject_on_worker_lost=True, soft_time_limit=60,
@@ -94,7 +95,7 @@ def handle_inbound(inbound_id: int) -> str:
 def sweep_inbound() -> int:
     """Hand on every received message still pending (beat runs this): the
     broker or a worker was down when it came, or its handling failed."""
-    return len(clock.sweep_inbound(context(), handoff=relay_inbound))
+    return len(clock.sweep_inbound(context(), handoff=_swept("pbem.inbound.handle", "inbound")))
 
 
 @_task(name="pbem.clock.deadlines", ignore_result=True, soft_time_limit=240, time_limit=300)
@@ -155,7 +156,16 @@ def relay_inbound(ids: Iterable[int]) -> None:
     _publish("pbem.inbound.handle", "inbound", ids)
 
 
-def _publish(task_name: str, what: str, ids: Iterable[int]) -> None:
+def _swept(task_name: str, what: str) -> Callable[[Iterable[int]], None]:
+    """The sweep's hand-off: like the relay's, but each task expires when the next
+    sweep is due, which hands the row on again if it is still pending.  Rows
+    waiting behind a long backlog (or for workers that are down) are handed out
+    at every sweep; without an expiry those copies would pile up in Redis."""
+    every = float(current_app.config["CLOCK_SECONDS"])
+    return lambda ids: _publish(task_name, what, ids, expires=every)
+
+
+def _publish(task_name: str, what: str, ids: Iterable[int], expires: float | None = None) -> None:
     celery = current_app.extensions["celery"]
     ids = list(ids)
     if time.monotonic() < celery.pbem_paused_until:
@@ -164,7 +174,7 @@ def _publish(task_name: str, what: str, ids: Iterable[int]) -> None:
     task = celery.tasks[task_name]
     for n, row_id in enumerate(ids):
         try:
-            task.apply_async((row_id,), retry=False)
+            task.apply_async((row_id,), retry=False, expires=expires)
         except Exception as e:  # noqa: BLE001 - broker down: the sweep catches up
             # One failure is enough to know: don't make the caller wait for each row.
             celery.pbem_paused_until = time.monotonic() + float(current_app.config["BROKER_PAUSE"])
@@ -190,6 +200,22 @@ def beat_schedule(seconds: float = DEFAULTS["CLOCK_SECONDS"]) -> dict[str, dict[
         "retention": {"task": "pbem.clock.prune", "schedule": crontab(minute=37),
                       "options": {"expires": 3000}},
     }
+
+
+def _clock_first(sender: str, instance: Any, **_: Any) -> None:
+    """A worker started with ``-Q`` consumes its queues in the order given there:
+    the clock's goes first whatever it is (else it waits behind the mail again),
+    and a worker without it says so, since beat's tasks need some worker that has it."""
+    queues = instance.app.amqp.queues
+    chosen = queues.consume_from
+    if CLOCK_QUEUE not in chosen:
+        log.warning("worker %s does not consume the %r queue: sweeps, deadlines and reminders run only on "
+                    "workers that do", sender, CLOCK_QUEUE)
+        return
+    queues.select([CLOCK_QUEUE, *(name for name in chosen if name != CLOCK_QUEUE)])
+
+
+celeryd_after_setup.connect(_clock_first)
 
 
 def celery_init_app(app: Flask) -> Celery:

@@ -246,6 +246,56 @@ def test_the_clock_goes_before_a_backlog_of_mail(database_url: str, smtp: SmtpSe
     assert len(order) == 32 and order[:2] == ["pbem.clock.deadlines", "pbem.sweep_outbox"], order[:3]
 
 
+def test_what_the_sweep_hands_on_expires_by_the_next_sweep(database_url: str, smtp: SmtpServer) -> None:
+    """A row still pending at the next sweep is handed on again then: the earlier
+    copy expires instead of waiting in Redis (workers down, or a long backlog)."""
+    import json
+
+    from pbem import tasks
+    from pbem.web import create_app
+
+    broker = broker_db(redis_db(2))
+    app = create_app(smtp.config(database_url, BROKER_URL=broker, CLOCK_SECONDS=30.0))
+    ctx = app.extensions["pbem"]
+    now = frozen_clock(ctx)
+    ctx.relay = lambda ids: None  # the relay's message is lost
+    try:
+        services.request_login(ctx, PLAYERS[0]["email"])
+        now.advance(minutes=2)
+        with app.app_context():
+            assert tasks.sweep_outbox() == 1
+        (raw,) = redis.Redis.from_url(broker).lrange("celery", 0, -1)
+        headers = json.loads(raw)["headers"]
+        assert headers["task"] == "pbem.deliver" and headers["expires"] is not None
+    finally:
+        ctx.engine.dispose()
+        empty(broker)
+
+
+def test_a_worker_given_its_queues_takes_the_clocks_first(caplog: pytest.LogCaptureFixture) -> None:
+    """``-Q celery,clock`` keeps the order given: the clock's queue is moved first; a
+    worker without it is told that beat's tasks need another."""
+    from types import SimpleNamespace
+
+    from pbem.tasks import _clock_first, celery_init_app
+    from flask import Flask
+
+    flask_app = Flask("queues")
+    flask_app.config.update(BROKER_URL="redis://127.0.0.1:1/0", BROKER_TIMEOUT=1, CLOCK_SECONDS=60.0)
+    celery = celery_init_app(flask_app)
+    worker = SimpleNamespace(app=celery)
+    queues = celery.amqp.queues
+    assert list(queues.consume_from) == ["clock", "celery"]  # no -Q: all of them, the clock's first
+    queues.select(["celery", "clock"])
+    _clock_first("w1@host", worker)
+    assert list(queues.consume_from) == ["clock", "celery"]
+    queues.select(["celery"])
+    with caplog.at_level("WARNING", logger="pbem.tasks"):
+        _clock_first("w2@host", worker)
+    assert list(queues.consume_from) == ["celery"]
+    assert "w2@host does not consume the 'clock' queue" in caplog.text
+
+
 def test_celery_a_worker_command(database_url: str, smtp: SmtpServer, redis_url: str, tmp_path: Path) -> None:
     """``celery -A worker worker`` as an operator runs it, configured only by
     PBEM_* variables, delivers the mail the web app decides."""
