@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from alembic import command
 
 from pbem.db import alembic_config
@@ -52,6 +53,10 @@ def test_upgrade_then_export_replays_to_the_same_position(tmp_path):
     app.extensions["pbem"].engine.dispose()
 
 
+# SQLite cannot reflect an expression index (the reminder scan's), so alembic skips
+# comparing it there and says so; PostgreSQL compares it.
+@pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
+@pytest.mark.filterwarnings("ignore:autogenerate skipping metadata-specified expression-based index")
 def test_the_models_match_the_migrations(database_url):
     # alembic check fails if autogenerate would write a new migration
     command.check(alembic_config(database_url))
