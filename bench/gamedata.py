@@ -120,6 +120,16 @@ def play(ctx: Any, toks: Sequence[str], plies: int, rng: random.Random, *, long:
     return int(view["ply"])
 
 
+def game_at(ctx: Any, players: int, plies: int, rng: random.Random, *, tries: int = 20) -> tuple[int, list[str]]:
+    """A game of ``players`` played (as :func:`play` does) to ply ``plies``; one that
+    ended before it stays in the database, finished, and another is tried."""
+    for _attempt in range(tries):
+        game_id, toks = new_game(ctx, players)
+        if play(ctx, toks, plies, rng) >= plies:
+            return game_id, toks
+    raise RuntimeError(f"no game of {players} players reached ply {plies} in {tries} tries")
+
+
 # -- copies ----------------------------------------------------------------------
 
 

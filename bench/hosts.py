@@ -19,7 +19,6 @@ one); :func:`run` is the bench section."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import queue
 import random
@@ -28,14 +27,13 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from . import gamedata
 from .arrivals import Arrival, MailWatch, turn_ply
 from .common import Figure, percentile
 from .infra import Infra, dbapi_url
-from .load import legal_moves
-from .stack import Stack, outbox
+from .load import Client, legal_moves
+from .stack import Stack, outbox, wait_sent
 
 
 @dataclass
@@ -107,28 +105,16 @@ def _templates(ctx: Any, counts: tuple[int, ...]) -> list[int]:
 
 
 class _Web:
-    """A player's connection to one of the web hosts (a new one per request: gunicorn's
-    sync workers close after each)."""
+    """A player's way to the web hosts: each request to one of them at random."""
 
     def __init__(self, bases: list[str], rng: random.Random) -> None:
-        self.hosts = [(urlsplit(b).hostname or "127.0.0.1", urlsplit(b).port or 80) for b in bases]
+        self.clients = [Client(b) for b in bases]
         self.rng = rng
 
     def call(self, method: str, path: str, token: str, body: Any = None) -> tuple[int, Any]:
-        host, port = self.rng.choice(self.hosts)
-        conn = http.client.HTTPConnection(host, port, timeout=30)
-        try:
-            headers = {"Authorization": f"Bearer {token}"}
-            data = None
-            if body is not None:
-                data = json.dumps(body).encode()
-                headers["Content-Type"] = "application/json"
-            conn.request(method, path, body=data, headers=headers)
-            response = conn.getresponse()
-            payload = response.read()
-        finally:
-            conn.close()
-        return response.status, json.loads(payload) if payload else None
+        status, payload = self.rng.choice(self.clients).request(method, path, body,
+                                                                {"Authorization": f"Bearer {token}"})
+        return status, json.loads(payload) if payload else None
 
 
 def play(infra: Infra, settings: Settings, say: Callable[[str], None] = print) -> Outcome:
@@ -287,7 +273,7 @@ def play(infra: Infra, settings: Settings, say: Callable[[str], None] = print) -
         seconds = time.monotonic() - start
         # Everything written is sent: the killed worker's claims wait out their lease, the
         # tasks it had taken but not begun the sweep's grace (a lease here).
-        drained = _drain(url, list(tables), 2 * settings.lease_seconds + 30)
+        drained = wait_sent(url, 2 * settings.lease_seconds + 30, list(tables))
         time.sleep(1.0)
     finally:
         for _ in threads:
@@ -314,20 +300,6 @@ def play(infra: Infra, settings: Settings, say: Callable[[str], None] = print) -
         if h.proc.poll() is None:
             infra.stop(h.proc)
     return out
-
-
-def _drain(url: str, games: list[int], timeout: float) -> bool:
-    import psycopg
-
-    end = time.monotonic() + timeout
-    with psycopg.connect(dbapi_url(url), autocommit=True) as conn:
-        while time.monotonic() < end:
-            n = conn.execute("SELECT count(*) FROM outbox WHERE status = 'pending' AND game_id = ANY(%s)",
-                             [games]).fetchone()[0]  # type: ignore[index]
-            if n == 0:
-                return True
-            time.sleep(0.25)
-    return False
 
 
 def not_sent(o: Outcome) -> list[dict[str, Any]]:

@@ -34,9 +34,9 @@ from typing import Any, Callable
 from . import gamedata
 from .arrivals import Arrival, MailWatch, turn_ply
 from .common import Figure, percentile
-from .infra import Infra, dbapi_url
+from .infra import Infra
 from .load import Client, legal_moves
-from .stack import Stack
+from .stack import Stack, wait_sent
 
 RATES = (0.25, 0.50, 0.75)
 #: The capacity loop's clients and games in play (see above).
@@ -273,18 +273,6 @@ def handoff_ms(env: dict[str, str], n: int = 300) -> list[float]:
     return out
 
 
-def drain(url: str, timeout: float) -> bool:
-    import psycopg
-
-    end = time.monotonic() + timeout
-    with psycopg.connect(dbapi_url(url), autocommit=True) as conn:
-        while time.monotonic() < end:
-            if not conn.execute("SELECT count(*) FROM outbox WHERE status = 'pending'").fetchone()[0]:  # type: ignore[index]
-                return True
-            time.sleep(0.2)
-    return False
-
-
 def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
     from pbem import services
     from pbem.rules import classic_board
@@ -329,7 +317,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
             f"{capacity.throughput:.1f} moves/s, p50 {capacity.ms(50):.1f} ms, p99 {capacity.ms(99):.1f} ms; "
             f"move to mail p50 {capacity.mail_s(50):.2f} s; errors {len(capacity.errors)}")
         for share in RATES:
-            drain(url, 60)
+            wait_sent(url, 60)
             rate = share * capacity.throughput
             phase = open_loop(mover, table, rate, seconds, warmup, seed=int(share * 100))
             mail_times(phase, table, 30)

@@ -159,4 +159,26 @@ def outbox(database_url: str, game_ids: list[int]) -> list[dict[str, Any]]:
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-__all__ = ["Stack", "Host", "outbox", "CELERY_APP"]
+def wait_sent(database_url: str, timeout: float, game_ids: list[int] | None = None) -> bool:
+    """Until no outbox row (of these games, if given) is pending; ``False`` after
+    ``timeout`` seconds."""
+    import time
+
+    import psycopg
+
+    from .infra import dbapi_url
+
+    sql = "SELECT count(*) FROM outbox WHERE status = 'pending'"
+    args: list[Any] = []
+    if game_ids is not None:
+        sql, args = sql + " AND game_id = ANY(%s)", [game_ids]
+    end = time.monotonic() + timeout
+    with psycopg.connect(dbapi_url(database_url), autocommit=True) as conn:
+        while time.monotonic() < end:
+            if not conn.execute(sql, args).fetchone()[0]:  # type: ignore[index]
+                return True
+            time.sleep(0.2)
+    return False
+
+
+__all__ = ["Stack", "Host", "outbox", "wait_sent", "CELERY_APP"]

@@ -250,9 +250,9 @@ def check_safe(config: Mapping[str, Any]) -> None:
         # own rate-limit counts.
         raise UnsafeConfig(f"PBEM_BROKER_URL is not set: a public service (base URL {config.get('BASE_URL')}) "
                            "needs Redis for its background work and shared rate limits")
-    if float(config.get("MAIL_LEASE_SECONDS", 300.0)) <= DELIVERY_TIME_LIMIT and not local:
+    if lease <= DELIVERY_TIME_LIMIT and not local:
         # A live but slow worker's message would be claimed again and sent twice.
-        raise UnsafeConfig(f"PBEM_MAIL_LEASE_SECONDS={config.get('MAIL_LEASE_SECONDS')!r} is not longer than a "
+        raise UnsafeConfig(f"PBEM_MAIL_LEASE_SECONDS={lease!r} is not longer than a "
                            f"delivery may take ({DELIVERY_TIME_LIMIT:g} s): a slow message would be sent twice")
     local_hooks = [h.strip() for h in str(config.get("WEBHOOK_ALLOW") or "").split(",")
                    if h.strip() and _local_webhook_host(h)]
