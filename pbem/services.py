@@ -380,7 +380,7 @@ def _invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetim
         try:
             ctx.limit("LIMIT_INVITES", [seat.email])
         except errors.RateLimited as e:
-            due = now + timedelta(seconds=e.retry_after)
+            due = now + timedelta(seconds=e.clear_after)
     return enqueue(session, kind="invite", event="invite", recipient=seat.email, base_url=ctx.base_url,
                    now=now, game_id=game.id, seat_id=seat.id, due=due)
 
@@ -705,7 +705,7 @@ def request_login(ctx: Context, email: object, language: str = DEFAULT_LANGUAGE)
         ctx.limit("LIMIT_LOGIN_MAIL", [address])
     except errors.RateLimited as e:
         # One sign-in mail per address per few minutes, whatever is asked.
-        return ctx.now() + timedelta(seconds=e.retry_after)
+        return ctx.now() + timedelta(seconds=e.clear_after)
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         row = enqueue(session, kind="login", event=f"login:{uuid.uuid4().hex}", recipient=address,

@@ -56,6 +56,22 @@ def test_asking_again_too_soon_says_nothing_was_sent_and_when_to_ask(client, ctx
     assert same[0] == same[1]
 
 
+def test_once_the_days_sign_in_mails_are_used_up_the_page_says_tomorrow(client, ctx):
+    """Five requests for one address in five minutes use up its day ("5 per day"
+    counts the ones held back too): the time to ask again is then a day away, not
+    five minutes (when asking would be refused again)."""
+    new_game(ctx, start=False)
+    asked = ctx.now()
+    for n in range(5):
+        token = csrf_token(client, "/login")
+        page = client.post("/login", data={"csrf_token": token, "email": "zed@example.org"},
+                           environ_base={"REMOTE_ADDR": f"192.0.2.{n}"}).get_data(as_text=True)
+    when = re.search(r'ask again after <time datetime="([^"]+)"', page)
+    assert when is not None
+    after = datetime.fromisoformat(when.group(1).replace("Z", "+00:00"))
+    assert timedelta(hours=23) < after - asked <= timedelta(days=1, seconds=2)
+
+
 def test_asking_again_too_soon_is_told_in_the_readers_language(client, ctx):
     new_game(ctx, start=False)
     client.post("/language", data={"csrf_token": csrf_token(client, "/login"), "language": "cs", "next": "/login"})
