@@ -17,6 +17,21 @@ if TYPE_CHECKING:
     from .context import Context
 
 
+DEMO_HELP = """\
+Run the whole service on this machine: SQLite under instance/, background work
+in-process, every email caught in the mailbox at /mailbox/, and a seeded game of
+three players (Hungarian, Czech, Portuguese). It prints which mail to open first.
+
+Environment:
+  PBEM_DEMO_PORT     the web port (default 5000); checked before anything is
+                     seeded: if it is in use the demo stops and says so
+  PBEM_DEMO_HOST     127.0.0.1 (default) or localhost: the demo is for this
+                     machine only
+  PBEM_INBOUND_PORT  where replies by mail come in (default: a free port)
+
+Example: PBEM_DEMO_PORT=8000 make demo"""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pbem", description="Clans by Mail")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -36,7 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("db", help="database schema")
     p.add_argument("action", choices=["upgrade"])
 
-    sub.add_parser("demo", help="run the service on embedded defaults with a seeded demo game")
+    sub.add_parser("demo", help="run the service on embedded defaults with a seeded demo game",
+                   description=DEMO_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
 
     sub.add_parser("inbound", help="receive mail (replies that move, table talk, bounces) over SMTP, "
                                    "or LMTP with PBEM_INBOUND_LMTP=1, on PBEM_INBOUND_HOST:PBEM_INBOUND_PORT")

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from . import services, webhooks
 from .clock import tick
@@ -24,6 +24,7 @@ from .inbound.addresses import domain
 from .inbound.receiver import describe, receiver
 from .models import Game
 from .web import create_app
+from .web.mailbox import game_of
 
 # One player each from Budapest, Prague and Lisbon: the mailbox shows all three languages.
 DEMO_PLAYERS = [
@@ -33,12 +34,15 @@ DEMO_PLAYERS = [
 ]
 
 
-def seed(ctx: Any) -> str | None:
-    """Start the demo game once; every player accepts, so it is dealt and the
-    first player's turn mail is waiting in the mailbox.  Returns its id if new."""
+def is_fresh(ctx: Any) -> bool:
+    """Whether the demo's database has no game yet (the demo seeds only then)."""
     with session_scope(ctx.engine) as session:
-        if session.exec(select(Game.id)).first() is not None:
-            return None
+        return session.exec(select(Game.id)).first() is None
+
+
+def seed(ctx: Any) -> str:
+    """Start the demo game; every player accepts, so it is dealt and the first
+    player's turn mail is waiting in the mailbox.  Returns its id."""
     game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
     with session_scope(ctx.engine) as session:
         game = session.exec(select(Game).where(Game.public_id == game_id)).one()
@@ -122,6 +126,63 @@ def _computer_in_background(ctx: Any, delay: float) -> None:
     ctx.computer = later
 
 
+def port_problem(host: str, port: int) -> str | None:
+    """Why the demo could not listen on ``host:port`` (``None`` when it can): asked
+    before anything is seeded, so that a busy port changes nothing.  Bound as the
+    web server binds (``SO_REUSEADDR``), so only a port someone listens on counts."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(address)
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
+
+
+def first_turn_mail(ctx: Any, game_id: str) -> tuple[str, int] | None:
+    """Who moves first in the seeded game, and the caught turn mail that tells
+    them so (for the banner to name the mail to open)."""
+    from .models import CaughtMail
+
+    view = services.public_game(ctx, game_id)
+    name = next((str(p["name"]) for p in view["players"] if p["to_move"]), None)
+    email = next((p["email"] for p in DEMO_PLAYERS if p["name"] == name), None)
+    if name is None or email is None:
+        return None
+    with session_scope(ctx.engine) as session:
+        mails = session.exec(select(CaughtMail).where(CaughtMail.recipient == email, CaughtMail.kind == "turn")
+                             .order_by(col(CaughtMail.id))).all()
+    mail = next((m for m in mails if game_of(m.raw) == game_id), None)
+    return (name, int(mail.id)) if mail is not None and mail.id is not None else None
+
+
+def banner(ctx: Any, game_id: str | None, finished_id: str | None, mail_in: str) -> list[str]:
+    """What ``pbem demo`` prints once it runs: where to look first (the turn mail
+    of whoever moves first in the seeded game), and every other address."""
+    base = ctx.base_url
+    lines = ["", "Clans by Mail is running."]
+    if game_id:
+        who = ", ".join(f"{p['name']} ({p['language']})" for p in DEMO_PLAYERS)
+        lines.append(f"  A demo game ({game_id}) for {who} is waiting.")
+        first = first_turn_mail(ctx, game_id)
+        if first:
+            name, mail_id = first
+            lines.append(f"  {name} moves first. Open {name}'s turn mail:  {base}/mailbox/{mail_id}")
+            lines.append(f"  This game's mail only:  {base}/mailbox/?game={game_id}")
+    if finished_id:
+        lines.append(f"  A finished game:   {base}/games/{finished_id}/replay   "
+                     "(step through it; its page offers a rematch)")
+    lines += [f"  Open the mailbox:  {base}/mailbox/   (every email the service sends lands here)",
+              f"  Webhook posts:     {base}/webhook-catcher/   (the demo game's signed JSON webhook)",
+              f"  Start a new game:  {base}/",
+              f"  Mail comes in at:  {mail_in}   (replies to move+…@{domain(ctx.config)})",
+              "  Stop with Ctrl-C.", ""]
+    return lines
+
+
 def _free_port(host: str) -> int:
     import socket
 
@@ -132,12 +193,22 @@ def _free_port(host: str) -> int:
 
 def run_demo() -> int:
     host = os.environ.get("PBEM_DEMO_HOST", "127.0.0.1")
-    port = int(os.environ.get("PBEM_DEMO_PORT", "5000"))
     if not is_loopback(f"http://{host}"):
         # The demo's mailbox shows every link, and its secret key is public.
         print(f"pbem demo: refusing to listen on {host}: the demo is for this machine only "
               "(PBEM_DEMO_HOST must be 127.0.0.1 or localhost)", file=sys.stderr)
         return 2
+    given = os.environ.get("PBEM_DEMO_PORT", "5000")
+    port = int(given) if given.strip().isdigit() else 0
+    if not 0 < port < 65536:
+        print(f"pbem demo: PBEM_DEMO_PORT={given!r} is not a port number (1 to 65535)", file=sys.stderr)
+        return 2
+    # Before anything is created or seeded: a busy port leaves no half-made demo behind.
+    busy = port_problem(host, port)
+    if busy:
+        print(f"pbem demo: cannot listen on {host}:{port} ({busy}); nothing was started. "
+              f"Stop what uses it, or choose another port: PBEM_DEMO_PORT=5001 make demo", file=sys.stderr)
+        return 1
     base_url = os.environ.get("PBEM_BASE_URL", f"http://{host}:{port}")
     overrides = {"BASE_URL": base_url,
                  "SECRET_KEY": os.environ.get("PBEM_SECRET_KEY") or DEV_SECRET_KEY,
@@ -153,8 +224,10 @@ def run_demo() -> int:
     upgrade(config["DATABASE_URL"])
     ctx = app.extensions["pbem"]
     with app.app_context():
-        game_id = seed(ctx)
-        finished_id = seed_finished(ctx) if game_id else None
+        # The finished game first: the game to play is the newest, on top of the mailbox.
+        fresh = is_fresh(ctx)
+        finished_id = seed_finished(ctx) if fresh else None
+        game_id = seed(ctx) if fresh else None
     _relay_in_background(ctx)
     _computer_in_background(ctx, float(config["BOT_DELAY"]))
     # Mail in: SMTP on this machine only (replies from the mailbox, or any mail client).
@@ -166,18 +239,8 @@ def run_demo() -> int:
     mail_in.start()
     stop = threading.Event()
     threading.Thread(target=_clock, args=(ctx, app, stop, 5.0), daemon=True).start()
-    base = config["BASE_URL"]
-    print("\nClans by Mail is running.")
-    if game_id:
-        who = ", ".join(f"{p['name']} ({p['language']})" for p in DEMO_PLAYERS)
-        print(f"  A demo game ({game_id}) for {who} is waiting.")
-    if finished_id:
-        print(f"  A finished game:   {base}/games/{finished_id}/replay   (step through it; its page offers a rematch)")
-    print(f"  Open the mailbox:  {base}/mailbox/   (every email the service sends lands here)")
-    print(f"  Webhook posts:     {base}/webhook-catcher/   (the demo game's signed JSON webhook)")
-    print(f"  Start a new game:  {base}/")
-    print(f"  Mail comes in at:  {describe(mail_in)}   (replies to move+…@{domain(config)})")
-    print("  Stop with Ctrl-C.\n", flush=True)
+    with app.app_context():
+        print("\n".join(banner(ctx, game_id, finished_id, describe(mail_in))), flush=True)
     try:
         app.run(host=host, port=port, threaded=True, use_reloader=False)
     finally:

@@ -90,10 +90,14 @@ class RateLimited(ServiceError):
     code = "rate-limited"
     status = 429
 
-    def __init__(self, message: Template, *, retry_after: int, **params: Any) -> None:
+    def __init__(self, message: Template, *, retry_after: int, clear_after: int | None = None,
+                 **params: Any) -> None:
         super().__init__(message, **params)
         #: Seconds until the limit allows it again (the ``Retry-After`` header).
         self.retry_after = max(1, int(retry_after))
+        #: Seconds until every window that is full has passed (a longer one may be
+        #: full too): when asking again is sure to be allowed.
+        self.clear_after = max(self.retry_after, int(clear_after or 0))
 
 
 class MoveRefused(ServiceError):

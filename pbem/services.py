@@ -380,7 +380,7 @@ def _invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetim
         try:
             ctx.limit("LIMIT_INVITES", [seat.email])
         except errors.RateLimited as e:
-            due = now + timedelta(seconds=e.retry_after)
+            due = now + timedelta(seconds=e.clear_after)
     return enqueue(session, kind="invite", event="invite", recipient=seat.email, base_url=ctx.base_url,
                    now=now, game_id=game.id, seat_id=seat.id, due=due)
 
@@ -688,24 +688,30 @@ def set_board_style(ctx: Context, token: object, style: object) -> SeatView:
 # -- signing in ---------------------------------------------------------------
 
 
-def request_login(ctx: Context, email: object, language: str = DEFAULT_LANGUAGE) -> None:
+def request_login(ctx: Context, email: object, language: str = DEFAULT_LANGUAGE) -> datetime | None:
     """Ask for a sign-in link for ``email``.  The same work whether or not the
     address has games (one outbox row, handed to the background), so neither the
     answer nor its timing tells who plays here: the worker looks the address up
-    and writes the link (:func:`new_login`), or drops the row."""
+    and writes the link (:func:`new_login`), or drops the row.
+
+    A request too soon after the last one for the same address sends nothing
+    and returns when the address may ask again (the page says so): that depends
+    only on the requests, never on whether the address plays here."""
     try:
         address = clean_address(email)  # checked like a player's
     except BadAddress:
         raise errors.Invalid(N_("that is not an email address"), code="invalid-email") from None
     try:
         ctx.limit("LIMIT_LOGIN_MAIL", [address])
-    except errors.RateLimited:
-        return  # one sign-in mail per address per few minutes, whatever is asked
+    except errors.RateLimited as e:
+        # One sign-in mail per address per few minutes, whatever is asked.
+        return ctx.now() + timedelta(seconds=e.clear_after)
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         row = enqueue(session, kind="login", event=f"login:{uuid.uuid4().hex}", recipient=address,
                       base_url=ctx.base_url, now=now, language=language)
     ctx.relay([row])
+    return None
 
 
 def new_login(ctx: Context, session: Session, address: str) -> Login | None:

@@ -10,11 +10,12 @@ this module."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from babel.dates import format_datetime, format_skeleton, format_time
+from babel.dates import format_datetime, format_time, match_skeleton
 
 from .language import DEFAULT_LANGUAGE, DEFAULT_TIME_ZONE, TAGS, locale, translations, zone
 from .rules.errors import RulesError
@@ -82,10 +83,13 @@ class Words:
     def when(self, at: datetime | None) -> str:
         """An absolute time in this reader's time zone, as their language writes it.
 
+        The weekday is written in full: its abbreviations are a letter or two in
+        some languages ("V", "ne"), which nobody reads at a glance.
+
         >>> Words().when(datetime(2026, 12, 3, 14, 0, tzinfo=timezone.utc))
-        'Thu 3 Dec 2026, 14:00 UTC'
+        'Thursday 3 Dec 2026, 14:00 UTC'
         >>> Words("hu", "Europe/Budapest").when(datetime(2026, 12, 3, 14, 0, tzinfo=timezone.utc))
-        '2026. dec. 3., Cs 15:00 CET'
+        '2026. dec. 3., csütörtök 15:00 CET'
         """
         if at is None:
             return ""
@@ -95,11 +99,23 @@ class Words:
         where = locale(self.language)
         if self.language == DEFAULT_LANGUAGE:
             # British order, as the service always wrote it: "Thu 3 Dec 2026, 14:00 UTC".
-            return format_datetime(at, "EEE d MMM y, HH:mm z", tzinfo=tz, locale=where)
-        day = format_skeleton("yMMMEd", at, tzinfo=tz, locale=where)
+            return format_datetime(at, "EEEE d MMM y, HH:mm z", tzinfo=tz, locale=where)
+        day = format_datetime(at, _full_weekday(where.datetime_skeletons[match_skeleton("yMMMEd", where.datetime_skeletons)]),
+                              tzinfo=tz, locale=where)
         hour = format_time(at, "HH:mm", tzinfo=tz, locale=where)
         both = str(where.datetime_formats["medium"]).format(hour, day)
         return f"{both} {format_datetime(at, 'z', tzinfo=tz, locale=where)}"
+
+
+def _full_weekday(pattern: object) -> str:
+    """A date pattern with its weekday written in full (``E`` → ``EEEE``), its
+    quoted literals left alone.
+
+    >>> _full_weekday("y. MMM d., E"), _full_weekday("EEE, d 'de' MMM")
+    ('y. MMM d., EEEE', "EEEE, d 'de' MMM")
+    """
+    parts = str(pattern).split("'")
+    return "'".join(re.sub(r"[Ec]+", "EEEE", p) if i % 2 == 0 else p for i, p in enumerate(parts))
 
 
 def NP_(context: str, message: str) -> tuple[str, str]:
@@ -257,7 +273,7 @@ def when_text(when: datetime | None, w: Words = ENGLISH) -> str:
     """A time as people read it, in the reader's time zone (UTC by default).
 
     >>> when_text(datetime(2026, 12, 3, 14, 0, tzinfo=timezone.utc))
-    'Thu 3 Dec 2026, 14:00 UTC'
+    'Thursday 3 Dec 2026, 14:00 UTC'
     >>> when_text(None)
     ''
     """
@@ -276,6 +292,22 @@ def left_text(delta: timedelta, w: Words = ENGLISH) -> str:
     if seconds >= 2 * 3600:
         return w.n_("%(num)d hour", "%(num)d hours", round(seconds / 3600))
     return w.n_("%(num)d minute", "%(num)d minutes", max(1, round(seconds / 60)))
+
+
+# -- replies ----------------------------------------------------------------------
+
+
+def order_keyword(w: Words = ENGLISH) -> str:
+    """The word a reply writes before the villages' order (``12-13 order 14 15``),
+    in the reader's language: one that the reply reader takes
+    (``pbem.inbound.reading``), so a mail never teaches a foreign keyword.
+
+    >>> order_keyword(), order_keyword(Words("hu"))
+    ('order', 'sorrend')
+    """
+    # Translators: typed in a reply between a move and its villages' order ("12-13 order 14 15").
+    # Only hu "sorrend", cs "pořadí" and pt "ordem" are understood: use that word.
+    return w.p_("reply keyword", "order")
 
 
 # -- settings and messages ----------------------------------------------------

@@ -71,8 +71,11 @@ def test_placeholders_match_the_english(code):
             if not s:
                 continue  # untranslated: the test above says so
             got = set(PLACEHOLDER.findall(s))
-            # A plural form may leave out the number (Czech "jeden den"); nothing else may go or come.
-            if got - wanted or (wanted - got) - {"num"}:
+            # A plural form may leave out the number (Czech "jeden den"), and a greeting the
+            # reader's name (Czech would need its vocative, which no program makes of any
+            # name: "Ahoj," alone); nothing else may go or come.
+            may_go = {"num"} | ({"name"} if ids[0].startswith("Hello %(name)s") else set())
+            if got - wanted or (wanted - got) - may_go:
                 wrong.append((ids[0], s))
             # Every % is a placeholder or a literal %% (newstyle gettext formats them all).
             if re.sub(r"%%|%\(\w+\)[sd]", "", s).count("%"):
@@ -121,17 +124,127 @@ AT = datetime(2026, 12, 3, 22, 30, tzinfo=timezone.utc)
 
 
 @pytest.mark.parametrize("code, zone, expected", [
-    ("en", "UTC", "Thu 3 Dec 2026, 22:30 UTC"),
-    ("en", "America/New_York", "Thu 3 Dec 2026, 17:30 EST"),
+    ("en", "UTC", "Thursday 3 Dec 2026, 22:30 UTC"),
+    ("en", "America/New_York", "Thursday 3 Dec 2026, 17:30 EST"),
     # Past midnight in Budapest and Prague: the date moves on too.
-    ("hu", "Europe/Budapest", "2026. dec. 3., Cs 23:30 CET"),
-    ("cs", "Europe/Prague", "čt 3. 12. 2026 23:30 SEČ"),
-    ("pt", "Europe/Lisbon", "quinta, 3/12/2026, 22:30 WET"),
-    ("hu", "Asia/Tokyo", "2026. dec. 4., P 07:30 +0900"),
+    ("hu", "Europe/Budapest", "2026. dec. 3., csütörtök 23:30 CET"),
+    ("cs", "Europe/Prague", "čtvrtek 3. 12. 2026 23:30 SEČ"),
+    ("pt", "Europe/Lisbon", "quinta-feira, 3/12/2026, 22:30 WET"),
+    ("hu", "Asia/Tokyo", "2026. dec. 4., péntek 07:30 +0900"),
 ])
 def test_dates_as_each_language_writes_them_in_the_readers_zone(code, zone, expected):
     assert Words(code, zone).when(AT) == expected
 
 
+@pytest.mark.parametrize("code", ["en", *TRANSLATED])
+def test_dates_name_the_weekday_in_full(code):
+    """A one-letter weekday ("V" is Sunday in Hungarian, "ne" in Czech) is cryptic:
+    every day of a week is written with its whole name, as the language has it."""
+    from babel.dates import get_day_names
+
+    names = get_day_names("wide", locale=BABEL_LOCALES[code])
+    for day in range(7):
+        at = AT + timedelta(days=day)
+        written = Words(code).when(at)
+        assert names[at.weekday()] in written, written
+
+
 def test_a_unknown_zone_falls_back_to_utc():
-    assert Words("en", "No/Where").when(AT) == "Thu 3 Dec 2026, 22:30 UTC"
+    assert Words("en", "No/Where").when(AT) == "Thursday 3 Dec 2026, 22:30 UTC"
+
+
+# -- what a native speaker stumbled on (issue 28), where a rule can be checked -------
+
+
+def _strings(code):
+    """Each translated entry's English and its translations (every plural form)."""
+    for m in catalog(po(code), BABEL_LOCALES[code]):
+        if m.id:
+            ids = m.id if isinstance(m.id, tuple) else (m.id,)
+            yield m.context, ids[0], m.string if isinstance(m.string, tuple) else (m.string,)
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_every_reply_keyword_a_mail_teaches_is_one_the_reader_takes(code):
+    """A mail tells the reader to type the villages' order after a word: in their
+    language, and one the reply reader understands ("sorrend", never "order", in Hungarian)."""
+    from pbem.inbound.reading import read_reply
+    from pbem.mail.compose import legal_moves_text
+    from pbem.words import order_keyword
+
+    w = Words(code)
+    keyword = order_keyword(w)
+    assert keyword != "order" and read_reply(f"12-13 {keyword} 14 15").order == (14, 15)
+    taught = [s for ctx, mid, strings in _strings(code) if "12-13 order 14 15" in mid for s in strings]
+    assert taught and all(f"12-13 {keyword} 14 15" in s and not re.search(r"\border\b", s) for s in taught)
+    lines = legal_moves_text({"legal_moves": ["12-13"], "founding": {"12-13": [14, 15]}}, w)  # type: ignore[typeddict-item]
+    assert any(f"12-13 {keyword} 14 15" in line for line in lines), lines
+    assert not any(re.search(r"\border\b", line) for line in lines)
+
+
+def test_hungarian_never_calls_a_host_the_computer_player():
+    """"gép" is the computer player in Hungarian: a server is a "kiszolgáló"."""
+    hosts = {mid: strings for ctx, mid, strings in _strings("hu") if re.search(r"\bhost\b", mid)}
+    assert hosts and all("gép" not in s for strings in hosts.values() for s in strings)
+    assert Words("hu")._("host not found") == "a kiszolgáló nem található"
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_cancelled_is_one_word_in_each_language(code):
+    stems = {"hu": "leállít", "cs": "zruš", "pt": "cancel"}[code]
+    cancelled = [s for ctx, mid, strings in _strings(code)
+                 if re.search(r"\bcancelled\b", mid) and "to cancel" not in mid for s in strings]
+    assert cancelled and all(stems in s.lower() for s in cancelled), cancelled
+
+
+def test_czech_clans_are_masculine_like_klan():
+    cs = Words("cs")
+    assert [cs.clan(c) for c in ("red", "yellow", "green", "blue", "black")] == [
+        "červený", "žlutý", "zelený", "modrý", "černý"]
+    assert cs._("Your secret clan: %(clan)s", clan=cs.clan("blue")) == "Tvůj tajný klan: modrý"
+
+
+def test_czech_history_is_in_the_past_with_the_name_standing_alone():
+    assert Words("cs")._("%(name)s moved %(move)s", name="Petr", move="11 → 19") == "Petr: tah 11 → 19"
+
+
+def test_czech_time_left_agrees_with_one_minute():
+    """"máš ještě 1 minuta" is wrong (an accusative after "máš"): a time left stands
+    where the nominative is right, for 1, 3 and 5 minutes alike."""
+    cs = Words("cs")
+    one = left_text(timedelta(minutes=1), cs)
+    assert one == "1 minuta"
+    assert cs._("%(left)s left for your move", left=one) == "Zbývající čas na tah: 1 minuta"
+    for ctx, mid, strings in _strings("cs"):
+        if "%(left)s" in mid:
+            assert all(not re.search(r"\b(máš|mít)( ještě)? %\(left\)s", s) for s in strings), strings
+
+
+def test_czech_names_never_follow_a_preposition():
+    """Czech would decline a name after "za", "pro", "od"…: no program can, so a
+    name stands alone ("Petr: …") or as a subject."""
+    bad = [s for ctx, mid, strings in _strings("cs") for s in strings
+           if re.search(r"\b(za|pro|od|k|ke|s|se|u|o|po|bez|osoby|hráče)\s+%\((name|other|names|winners|author|inviter)\)s", s)]
+    assert bad == []
+
+
+def test_czech_greetings_use_no_name():
+    cs = Words("cs")
+    assert cs._("Hello %(name)s,", name="Petr") == "Ahoj,"
+    greetings = [s for ctx, mid, strings in _strings("cs") if mid.startswith("Hello %(name)s") for s in strings]
+    # Never "Ahoj, Petr," (the nominative where the vocative belongs), in a greeting or anywhere.
+    assert greetings and not [s for ctx, mid, strings in _strings("cs") for s in strings
+                              if re.search(r"Ahoj, %\(|, %\(name\)s$|%\(name\)s, (pořád )?jsi", s)]
+
+
+def test_czech_says_herni_mapa_as_the_rulebook_does():
+    assert not [s for ctx, mid, strings in _strings("cs") for s in strings if re.search(r"\bplán", s)]
+
+
+def test_portuguese_tells_the_winners_in_the_past():
+    pt = Words("pt")
+    assert pt.n_("%(winners)s wins!", "%(winners)s win!", 1, winners="Rita") == "Rita ganhou!"
+    assert pt.n_("%(winners)s wins!", "%(winners)s win!", 2, winners="Rita e Anna") == "Rita e Anna ganharam!"
+    told = [s for ctx, mid, strings in _strings("pt") if "%(winners)s win" in mid or mid == "%(name)s wins"
+            for s in strings]
+    assert told and not any(re.search(r"\bganham?\b", s) for s in told)

@@ -72,7 +72,7 @@ def test_pages_and_mail_write_times_alike() -> None:
     at = datetime(2026, 12, 3, 14, 0, tzinfo=timezone.utc)
     view = {"game": "g", "players": [], "deadline": at.isoformat()}
     mailed = mail_context(view, seat_name="Ann", link="", since_ply=0)["deadline_text"]
-    assert when(at.isoformat()) == when_text(at) == mailed == "Thu 3 Dec 2026, 14:00 UTC"
+    assert when(at.isoformat()) == when_text(at) == mailed == "Thursday 3 Dec 2026, 14:00 UTC"
 
 
 def test_pages_and_mail_give_the_same_end_reason() -> None:

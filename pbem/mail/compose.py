@@ -21,7 +21,7 @@ from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import SeatView
-from ..words import (Words, board_text, describe_history, end_text, left_text, move_text, names_text,
+from ..words import (Words, board_text, describe_history, end_text, left_text, move_text, names_text, order_keyword,
                      scores_text, village_line, when_text)
 from . import messages
 from ..drawing.picture import board_png
@@ -191,8 +191,8 @@ def legal_moves_text(view: SeatView, w: Words) -> list[str]:
     lines = [f"{source} → {', '.join(map(str, sorted(targets)))}" for source, targets in sorted(by_source.items())]
     for move, villages in sorted((view.get("founding") or {}).items()):
         if len(villages) > 1:
-            # The reply reader takes "order" in every language (pbem.inbound.reading).
-            example = move + " order " + " ".join(map(str, villages))
+            # In the reader's language: the reply reader takes each language's word.
+            example = f"{move} {order_keyword(w)} " + " ".join(map(str, villages))
             lines.append(w._("%(move)s founds villages on %(territories)s: add their order, e.g. %(example)s",
                              move=move, territories=", ".join(map(str, villages)), example=example))
     return lines

@@ -13,9 +13,9 @@
     var full, dateOnly, relative = null;
     try {
       full = new Intl.DateTimeFormat(lang, {
-        weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"
+        weekday: "long", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"
       });
-      dateOnly = new Intl.DateTimeFormat(lang, { weekday: "short", day: "numeric", month: "short" });
+      dateOnly = new Intl.DateTimeFormat(lang, { weekday: "long", day: "numeric", month: "short" });
       if (Intl.RelativeTimeFormat) relative = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
     } catch (e) {
       return;

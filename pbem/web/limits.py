@@ -59,9 +59,14 @@ class Limits:
         if over:
             item, key = over[0]
             reset = strategy.get_window_stats(item, name, key).reset_time
+            # When every full window has passed (a day's limit, filled by the same requests,
+            # can outlast the five minutes' one): a page that says when to ask again says that.
+            clear = max(stats.reset_time for stats in (strategy.get_window_stats(i, name, k)
+                                                       for i in items for k in keys) if stats.remaining <= 0)
             log.warning("rate limit %s (%s) reached for %s", name, item, _shown(key))
             raise RateLimited(N_("too many requests: please wait and try again later"),
-                              retry_after=int(reset - time.time()) + 1)
+                              retry_after=int(reset - time.time()) + 1,
+                              clear_after=int(max(reset, clear) - time.time()) + 1)
 
     def per_ip(self, name: str) -> None:
         self(name, [client_key(get_remote_address() or request.remote_addr or "unknown")])

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
 from email.message import EmailMessage
 from typing import Any
 
@@ -38,15 +41,88 @@ def _caught(mail_id: int) -> CaughtMail:
     return mail
 
 
+#: How much of a raw message the list reads: its headers (X-PBEM-Game among
+#: them) come first, its body and picture after.
+HEAD_CHARS = 4000
+_GAME_HEADER = re.compile(r"^X-PBEM-Game: *(\S+) *$", re.MULTILINE | re.IGNORECASE)
+
+
+def game_of(raw: str) -> str | None:
+    """The public id of the game a caught message is about (its ``X-PBEM-Game``
+    header), ``None`` for a message about no game (a sign-in link)."""
+    head = re.split(r"\r?\n\r?\n", raw[:HEAD_CHARS], maxsplit=1)[0]
+    found = _GAME_HEADER.search(head)
+    return found.group(1) if found else None
+
+
+@dataclass
+class Listed:
+    id: int
+    subject: str
+    kind: str
+    recipient: str
+    created_at: datetime
+    game: str | None
+
+
+@dataclass
+class Group:
+    """A game's mail (or one message about no game), newest first."""
+
+    game: str | None
+    mails: list[Listed] = field(default_factory=list)
+
+
+def group_mail(mails: list[Listed]) -> list[Group]:
+    """Each game's mail together, the game whose mail began last first (a message
+    about no game stands on its own where it was sent); newest first within each.
+
+    >>> at = datetime(2026, 1, 1)
+    >>> [(g.game, [m.id for m in g.mails]) for g in group_mail(
+    ...     [Listed(i, "", "turn", "", at, game) for i, game in [(1, "A"), (2, "B"), (3, "A"), (4, None), (5, "B")]])]
+    [(None, [4]), ('B', [5, 2]), ('A', [3, 1])]
+    >>> [(g.game, [m.id for m in g.mails]) for g in group_mail(
+    ...     [Listed(i, "", "login", "", at, game) for i, game in [(1, "A"), (2, None), (3, None)]])]
+    [(None, [3, 2]), ('A', [1])]
+    """
+    groups: dict[str | int, Group] = {}
+    for mail in sorted(mails, key=lambda m: m.id):
+        key: str | int = mail.game if mail.game is not None else mail.id
+        groups.setdefault(key, Group(mail.game)).mails.insert(0, mail)
+    merged: list[Group] = []
+    for group in sorted(groups.values(), key=lambda g: g.mails[-1].id, reverse=True):
+        if merged and group.game is None and merged[-1].game is None:
+            merged[-1].mails.extend(group.mails)  # messages about no game, one after another
+        else:
+            merged.append(group)
+    return merged
+
+
+#: The filters the list offers, each a query parameter.
+FILTERS = ("to", "game", "kind")
+
+
 @bp.get("/")
 def index() -> Any:
     with session_scope(context().engine) as session:
-        # The list shows no bodies: leave the raw messages (each with its picture) behind.
-        mails = list(session.connection().execute(
+        # The list shows no bodies: only the start of each raw message, for its headers.
+        rows = list(session.connection().execute(
             sqlalchemy.select(col(CaughtMail.id), col(CaughtMail.subject), col(CaughtMail.kind),
-                              col(CaughtMail.recipient), col(CaughtMail.created_at))
+                              col(CaughtMail.recipient), col(CaughtMail.created_at),
+                              sqlalchemy.func.substr(col(CaughtMail.raw), 1, HEAD_CHARS))
             .order_by(col(CaughtMail.id).desc()).limit(500)))
-    return render_template("mailbox/index.html", mails=mails)
+    every = [Listed(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], game_of(str(r[5]))) for r in rows]
+    chosen = {name: request.args.get(name, "")[:300] for name in FILTERS}
+    shown = [m for m in every
+             if (not chosen["to"] or m.recipient == chosen["to"])
+             and (not chosen["game"] or m.game == chosen["game"])
+             and (not chosen["kind"] or m.kind == chosen["kind"])]
+    groups = group_mail(shown)
+    games = [g.game for g in group_mail(every) if g.game is not None]
+    return render_template("mailbox/index.html", groups=groups, count=len(shown), total=len(every),
+                           chosen=chosen, filtered=any(chosen.values()),
+                           recipients=sorted({m.recipient for m in every}),
+                           games=games, kinds=sorted({m.kind for m in every}))
 
 
 @bp.get(f"/<int(max={MAX_ID}):mail_id>")

@@ -594,10 +594,11 @@ def login_post() -> Any:
     limits().per_ip("LIMIT_LOGIN")
     email = request.form.get("email", "")[:300]
     try:
-        services.request_login(context(), email, language())
+        again = services.request_login(context(), email, language())
     except Invalid as e:
         return render_template("login.html", email=email, error=error_text(e, words())), e.status
-    return render_template("login_sent.html", email=email.strip())
+    # Asked again too soon: nothing is sent, and the page says so (the same for every address).
+    return render_template("login_sent.html", email=email.strip(), again=again)
 
 
 @bp.get("/signin/<token>")

@@ -161,6 +161,11 @@ def test_home_sign_in_and_error_pages(audit: Audit, live: Any) -> None:
     submit(page, "main form button[type=submit]")
     assert "Check your email" in page.locator("h1").inner_text()
     audit.check(page, "sign-in link sent")
+    page = audit.visit("/login", "login again")
+    page.locator("#email").fill(emails[0])
+    submit(page, "main form button[type=submit]")
+    assert page.locator("#sent-again").is_visible()  # too soon: nothing sent, and it says so
+    audit.check(page, "sign-in link asked for again too soon")
     page = audit.visit(f"/signin/{_sign_in_token(live.ctx, emails[0])}", "sign in")
     submit(page, "main form button[type=submit]")
     assert page.url.endswith("/games")
@@ -299,6 +304,7 @@ def test_mailbox_and_every_kind_of_mail(audit: Audit, live: Any) -> None:
             select(CaughtMail.id, CaughtMail.kind).order_by(col(CaughtMail.id)))}
     assert MAIL_KINDS <= set(mails), sorted(mails)
     audit.visit("/mailbox/", "mailbox")
+    audit.visit(f"/mailbox/?game={game_id}&kind=turn", "mailbox: filtered")
     audit.visit(f"/mailbox/{mails['turn']}", "mailbox: one mail")
     for kind in sorted(MAIL_KINDS):
         audit.visit(f"/mailbox/{mails[kind]}/html", f"mail HTML: {kind}")

@@ -44,6 +44,53 @@ def test_mailbox_lists_caught_mail_newest_first(client, ctx):
     assert re.search(r'<time datetime="\d{4}-\d\d-\d\dT[\d:]+Z" data-local>[^<]+UTC</time>', page)
 
 
+def _listed(page: str) -> list[int]:
+    return [int(i) for i in re.findall(r'href="/mailbox/(\d+)" class="mail-link"', page)]
+
+
+def _caught_rows(ctx: Any) -> list[CaughtMail]:
+    with session_scope(ctx.engine) as session:
+        return list(session.exec(select(CaughtMail).order_by(col(CaughtMail.id))).all())
+
+
+def test_the_mailbox_shows_the_newest_game_first_each_games_mail_together(client, ctx):
+    older, _ = new_game(ctx)
+    newer, _ = new_game(ctx)
+    services.request_login(ctx, "ann@example.org")  # a message about no game, the newest
+    rows = _caught_rows(ctx)
+    page = client.get("/mailbox/").get_data(as_text=True)
+    login = [m.id for m in rows if m.kind == "login"]
+    of_newer = [m.id for m in rows if f"X-PBEM-Game: {newer}" in m.raw]
+    of_older = [m.id for m in rows if f"X-PBEM-Game: {older}" in m.raw]
+    assert login and of_newer and of_older
+    assert _listed(page) == login[::-1] + of_newer[::-1] + of_older[::-1]
+    assert page.index(f"Game {newer}") < page.index(f"Game {older}") and "Not about a game" in page
+    # The filter offers the games newest first too.
+    assert page.index(f'<option value="{newer}"') < page.index(f'<option value="{older}"')
+
+
+def test_the_mailbox_filters_by_recipient_game_and_kind(client, ctx):
+    older, _ = new_game(ctx)
+    newer, _ = new_game(ctx)
+    rows = _caught_rows(ctx)
+
+    def listed(**query: str) -> list[int]:
+        response = client.get("/mailbox/", query_string=query)
+        assert response.status_code == 200
+        return _listed(response.get_data(as_text=True))
+
+    assert sorted(listed(to="bob@example.org")) == [m.id for m in rows if m.recipient == "bob@example.org"]
+    assert sorted(listed(game=older)) == [m.id for m in rows if f"X-PBEM-Game: {older}" in m.raw]
+    assert sorted(listed(kind="turn")) == [m.id for m in rows if m.kind == "turn"]
+    both = listed(game=newer, kind="turn")
+    assert len(both) == 1 and both == [m.id for m in rows if m.kind == "turn" and f"X-PBEM-Game: {newer}" in m.raw]
+    page = client.get("/mailbox/", query_string={"game": newer, "kind": "turn"}).get_data(as_text=True)
+    assert f'<option value="{newer}" selected>' in page and '<option value="turn" selected>' in page
+    assert f"1 of {len(rows)} messages" in page and 'href="/mailbox/">All mail</a>' in page
+    nothing = client.get("/mailbox/", query_string={"to": "zed@example.org"}).get_data(as_text=True)
+    assert _listed(nothing) == [] and "No mail matches." in nothing
+
+
 def test_a_message_page_shows_headers_text_with_links_and_the_html(client, ctx):
     new_game(ctx, start=False)
     page = client.get("/mailbox/").get_data(as_text=True)

@@ -4,7 +4,7 @@ button (which spends it), see all your games."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from pbem import services
 from tests.support.games import new_game
@@ -30,6 +30,54 @@ def test_the_same_answer_whether_or_not_the_address_has_games(client, ctx):
     assert strip(known) == strip(unknown)
     assert len(caught(ctx, kind="login")) == 1
     assert caught(ctx, kind="login")[0]["To"] == "ann@example.org"
+
+
+def test_asking_again_too_soon_says_nothing_was_sent_and_when_to_ask(client, ctx):
+    """A second request within five minutes sends nothing: the page says a link
+    went a short while ago and when to ask again, the same for an address that
+    plays here and one that does not (the limit counts requests, not players)."""
+    new_game(ctx, start=False)
+    strip = lambda page: re.sub(r'name="csrf_token" value="[^"]*"', "", page).replace(  # noqa: E731
+        "ann@example.org", "X").replace("zed@example.org", "X")
+    pages = {}
+    for email in ("ann@example.org", "zed@example.org"):
+        first = ask_for_link(client, ctx, email)
+        assert "a sign-in link is on its way" in first and "sent-again" not in first
+        asked = ctx.now()
+        pages[email] = again = ask_for_link(client, ctx, email)
+        assert "a sign-in link is on its way" not in again
+        assert "we sent it a sign-in link a short while ago, and we send no other so soon" in again
+        when = re.search(r'ask again after <time datetime="([^"]+)" data-local>([^<]+)</time>', again)
+        assert when is not None
+        after = datetime.fromisoformat(when.group(1).replace("Z", "+00:00"))
+        assert timedelta(minutes=4) < after - asked <= timedelta(minutes=5, seconds=2)
+    assert len(caught(ctx, kind="login")) == 1  # the second requests sent nothing
+    same = [re.sub(r"<time[^>]*>[^<]*</time>", "T", strip(p)) for p in pages.values()]
+    assert same[0] == same[1]
+
+
+def test_once_the_days_sign_in_mails_are_used_up_the_page_says_tomorrow(client, ctx):
+    """Five requests for one address in five minutes use up its day ("5 per day"
+    counts the ones held back too): the time to ask again is then a day away, not
+    five minutes (when asking would be refused again)."""
+    new_game(ctx, start=False)
+    asked = ctx.now()
+    for n in range(5):
+        token = csrf_token(client, "/login")
+        page = client.post("/login", data={"csrf_token": token, "email": "zed@example.org"},
+                           environ_base={"REMOTE_ADDR": f"192.0.2.{n}"}).get_data(as_text=True)
+    when = re.search(r'ask again after <time datetime="([^"]+)"', page)
+    assert when is not None
+    after = datetime.fromisoformat(when.group(1).replace("Z", "+00:00"))
+    assert timedelta(hours=23) < after - asked <= timedelta(days=1, seconds=2)
+
+
+def test_asking_again_too_soon_is_told_in_the_readers_language(client, ctx):
+    new_game(ctx, start=False)
+    client.post("/language", data={"csrf_token": csrf_token(client, "/login"), "language": "cs", "next": "/login"})
+    ask_for_link(client, ctx, "zed@example.org")
+    again = ask_for_link(client, ctx, "zed@example.org")
+    assert "Podívej se po něm, nebo o nový odkaz požádej znovu později (nejdřív: <time" in again
 
 
 def test_an_invalid_address_is_refused(client, ctx):
