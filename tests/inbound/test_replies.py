@@ -627,9 +627,15 @@ def test_a_reply_with_the_original_below_posts_only_the_players_own_words(ctx: A
     assert (LEFT_OUT in text_of(accepted).replace("\n", " ")) == said and (LEFT_OUT in html_of(accepted)) == said
 
 
-def test_a_token_link_or_a_secret_clan_written_by_hand_is_left_out(ctx: Any) -> None:
+def test_a_token_link_or_a_secret_clan_is_left_out_without_a_fingerprint_too(ctx: Any) -> None:
+    """A turn mail sent before fingerprints were kept (or one pruned since):
+    the links with a token and the secret-clan lines still never reach the table."""
     game_id, toks = new_game(ctx, 2)
     token, view, address = mover(ctx, toks)
+    with session_scope(ctx.engine) as session:
+        for row in session.exec(select(Outbox)):
+            row.fingerprint = None
+            session.add(row)
     clan = Words("en").clan(view["clan"])
     move = view["legal_moves"][0]
     body = (f"{move}\nHere is my seat: https://clans.example/play/{token} have fun\n"
