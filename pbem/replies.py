@@ -583,14 +583,18 @@ def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
     if refused is None:
         outcome = "accepted"
         talk = read(parse(inbound.raw), sent_to(ctx, session, seat, inbound.received_at)).talk
+        talk_mail: list[int | None] = []
         if talk:
             try:
                 with session.begin_nested():
-                    post_talk(ctx, session, seat, talk, source="reply")
+                    post_talk(ctx, session, seat, talk, source="reply", outbox=talk_mail)
                 outcome = "accepted:talk"
             except errors.ServiceError:
                 outcome = "accepted:talk-refused"
-        return _finish(ctx, session, inbound, outcome, "reply-accepted", seat)
+                talk_mail = []
+        done = _finish(ctx, session, inbound, outcome, "reply-accepted", seat)
+        # The others' talk mail goes with the answer, not at the next sweep.
+        return _Done(done.outcome, done.outbox + talk_mail)
     if isinstance(refused, errors.MoveRefused):
         # The rules said no: the turn is still theirs, and a corrected reply may use the token.
         session.connection().execute(update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id)

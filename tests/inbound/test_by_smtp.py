@@ -118,7 +118,7 @@ def test_a_turn_mail_sent_back_whole_under_a_german_outlook_header_posts_only_th
         posted = list(session.exec(select(TableMessage.text)).all())
     assert posted == [OWN_WORDS["de"]]
     # The others got the talk by mail: the words, nothing of the replier's turn mail.
-    others = [a for a in set(EMAILS.values()) if a != address]
+    others = [EMAILS[p["name"]] for p in mine["players"] if p["name"] != mine["you"]]
     talk_mails = wait_until(lambda: (lambda m: m if len(m) == 2 else None)(
         [m for a in others for m in caught(ctx, a, kind="talk")]))
     for mail in talk_mails:
