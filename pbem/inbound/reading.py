@@ -552,14 +552,15 @@ def shingles(fingerprints: Iterable[bytes]) -> frozenset[bytes]:
 
 
 def _first_sent_line(lines: list[str], sent: Sent) -> int | None:
-    """The line where the first run of words the service sent begins."""
+    """The line where the first run of words the service sent begins, after
+    the first line (the move: "12-13 order 14 15" is the turn mail's example)."""
     words: list[tuple[str, int]] = []
     for index, line in enumerate(lines):
         words += [(word, index) for word in _words(line)]
     hits = [_shingle(sent.key, [w for w, _ in words[at:at + SHINGLE]]) in sent.shingles
             for at in range(len(words) - SHINGLE + 1)]
     for at, hit in enumerate(hits):
-        if hit and (at + 1 == len(hits) or hits[at + 1]):
+        if hit and words[at][1] > 0 and (at + 1 == len(hits) or hits[at + 1]):
             return words[at][1]
     return None
 

@@ -657,6 +657,11 @@ def test_a_pasted_original_is_cut_even_mid_reply_and_the_header_lines_above_it_g
     assert reply.talk == "Good luck!\nMy plan: the forest." and reply.left_out
 
 
+def test_the_move_line_is_never_taken_for_the_mail_even_when_it_is_the_mails_example() -> None:
+    reply = read_reply("12-13 order 14 15\nThanks for the example!", SENT)
+    assert reply.move == "12-13" and reply.order == (14, 15) and reply.talk == "Thanks for the example!"
+
+
 def test_the_players_own_words_that_share_a_few_words_with_the_mail_stay() -> None:
     talk = ("Your turn, Bob: make your move quickly.\nGreen and red are level, yellow leads.\n"
             "Anything else? Reply to me on the page.")
