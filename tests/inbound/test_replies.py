@@ -679,3 +679,19 @@ def test_a_reply_to_a_talk_mail_posts_nothing_of_that_mail(ctx: Any) -> None:
         texts = list(session.exec(select(TableMessage.text).order_by(col(TableMessage.id))).all())
     assert texts[-1] == "Ja, gern!\n" + OWN_WORDS["de"], (outcome, texts)
     assert seat not in texts[-1] and "Shall we play" not in texts[-1]
+
+
+def test_talk_found_only_through_in_reply_to_is_not_posted_without_trust(ctx: Any) -> None:
+    from pbem import talk as table_talk
+    from pbem.inbound import handling
+
+    game_id, toks = new_game(ctx, 2)
+    for t in toks:
+        table_talk.set_talk_mail(ctx, t, True)
+    table_talk.talk(ctx, toks[0], "Shall we play fast tonight?")
+    (talk_mail,) = caught(ctx, kind="talk")
+    address = str(talk_mail["To"])
+    forged = reply_message(talk_mail, "I give up, take my seat\n", sender=address, to="talk@clans.example")
+    assert handling.handle(ctx, store(ctx, forged)) == "ignored-headers"
+    with session_scope(ctx.engine) as session:
+        assert list(session.exec(select(TableMessage.text))) == ["Shall we play fast tonight?"]
