@@ -163,6 +163,10 @@ class Outbox(SQLModel, table=True):
     #: The language of a message with no seat to take it from (a sign-in link:
     #: the language of the page it was asked for on).
     language: str | None = Field(default=None, max_length=8)
+    #: What a mail with a reply address said, as keyed hashes of its runs of
+    #: words (:func:`pbem.inbound.reading.fingerprint`): nothing of it reaches
+    #: the table from a reply (:mod:`pbem.replies`).  No text is kept.
+    fingerprint: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
 
 
 class Login(SQLModel, table=True):

@@ -3,9 +3,19 @@
 A turn mail's ``Reply-To`` is ``move+TOKEN@{INBOUND_DOMAIN}``: a reply token
 tied to one seat and one ply, derived (HMAC) from the secret key and a random
 salt like a seat's token, of which only the salt and the SHA-256 are stored.
-The turn mail's Message-ID carries the token too (``<TOKEN.turn.ID@host>``), so
-a reply whose client dropped the ``+tag`` still finds its turn through
-``In-Reply-To``/``References``.
+The turn mail's Message-ID is a random value of its own (it travels in every
+forwarded header, so it carries no token); a reply whose client dropped the
+``+tag`` still finds its turn through ``In-Reply-To``/``References`` (the
+outbox row of that Message-ID, or, in mail sent before, the token the
+Message-ID carried then), but a turn found only there moves nothing without
+``INBOUND_TRUST``: anyone who saw the headers could write it, so the seat is
+asked to confirm (``confirm:headers``).
+
+Nothing of what the service sent reaches the table from a reply: each mail
+with a reply address keeps a fingerprint of what it said (:func:`remember`),
+and the talk is cut at the first run of it (:func:`sent_to`,
+:func:`pbem.inbound.reading.guard`), its token links and secret-clan lines
+dropped; the answer says so.
 
 :func:`handle_reply` handles one stored :class:`~pbem.models.Inbound` message:
 automatic mail is never answered; a reply from the seat's own address (and,
@@ -32,10 +42,11 @@ import email.policy
 import json
 import re
 from dataclasses import dataclass
-from email.message import Message
+from datetime import datetime
+from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
 from typing import Any, Iterable
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -44,12 +55,14 @@ from sqlmodel import Session, col, select
 
 from . import errors, rules, services, tokens
 from .context import Context
+from .language import LANGUAGES
 from .db import session_scope
 from .inbound import addresses, reading
-from .models import Game, Inbound, MoveRecord, ReplyToken, Seat, table_of
+from .models import Game, Inbound, MoveRecord, Outbox, ReplyToken, Seat, table_of
 from .outbox import enqueue
 from .players import BadAddress, clean_address
 from .talk import post_talk
+from .rules import CLANS
 from .words import N_, Words, error_text, move_text
 
 PURPOSE = "reply"
@@ -57,8 +70,12 @@ PURPOSE = "reply"
 log = logging.getLogger(__name__)
 
 PREFIX = "move+"
-#: The kinds of mail that carry a reply address (and the token in their Message-ID).
+#: The kinds of mail that carry a reply address (a turn's token).
 TOKEN_KINDS = ("turn", "reminder", "reply-refused")
+#: The mails that carry a reply address and keep a fingerprint of what they said.
+REMEMBERED_KINDS = (*TOKEN_KINDS, "talk")
+#: How many of a seat's newest remembered mails a reply's talk is checked against.
+REMEMBERED = 12
 #: The answers to a reply.
 ANSWER_KINDS = ("reply-accepted", "reply-refused", "reply-confirm")
 
@@ -68,8 +85,11 @@ APPLYING = "applying"
 
 _TOKEN = r"[a-z0-9_-]{43}"
 _RECIPIENT_TOKEN = re.compile(rf"(?:move|talk)\+({_TOKEN})", re.IGNORECASE)
+#: The Message-IDs of mail sent before issue 27 carried the token: ``<TOKEN.turn.ID@host>``.
 _ID_TOKEN = re.compile(rf"<({_TOKEN})\.[a-z-]{{1,20}}(?:\.[0-9]{{1,12}})?@[^<>\s]+>", re.IGNORECASE)
 _MESSAGE_ID = re.compile(r"<[!-;=?-~]{1,200}@[!-;=?-~]{1,200}>")
+#: Our own answers to a reply, by their Message-ID (``<HEX.reply-refused@host>``; before, ``<TOKEN.reply-refused.ID@host>``).
+_REFUSAL_ID = re.compile(r"\.reply-refused[.@]", re.IGNORECASE)
 #: How many Message-IDs of ``In-Reply-To``/``References`` are looked at (the newest).
 MAX_REFERENCES = 20
 
@@ -118,11 +138,6 @@ def talk_address(ctx: Context, token: str) -> str:
     return addresses.address("talk", token, inbound_domain(ctx))
 
 
-def token_message_id(token: str, kind: str, row_id: int | None, host: str) -> str:
-    """The Message-ID of a mail that carries a reply token."""
-    return f"<{token}.{kind}.{row_id or 0}@{host}>"
-
-
 def _by_token(session: Session, token: str) -> ReplyToken | None:
     token = token.lower()
     if not tokens.well_formed(token):
@@ -134,20 +149,48 @@ def find_turn(session: Session, recipient_local: str | None, in_reply_to: str | 
               references: str | None = None) -> ReplyToken | None:
     """The turn a reply answers: by its recipient, ``move+TOKEN`` (the local
     part, or the whole address), else by the newest Message-ID of
-    ``In-Reply-To``, then ``References``, that carries a token."""
+    ``In-Reply-To``, then ``References``, that is one of ours (see
+    :func:`find_turn_by_ids`)."""
     local = (recipient_local or "").strip().strip("<>").rpartition("@")[0] or (recipient_local or "").strip()
     found = _RECIPIENT_TOKEN.fullmatch(local)
     if found:
         row = _by_token(session, found.group(1))
         if row is not None:
             return row
-    ids = _ID_TOKEN.findall(in_reply_to or "")
-    ids += list(reversed(_ID_TOKEN.findall(references or "")))
-    for token in ids[:MAX_REFERENCES]:
-        row = _by_token(session, token)
+    return find_turn_by_ids(session, in_reply_to, references)
+
+
+def find_turn_by_ids(session: Session, in_reply_to: str | None, references: str | None) -> ReplyToken | None:
+    """The turn of the newest Message-ID of ``In-Reply-To``, then
+    ``References``, that names a mail of ours with a reply address (its outbox
+    row), or, in mail sent before Message-IDs had a value of their own, that
+    carries a token."""
+    ids = _MESSAGE_ID.findall(in_reply_to or "")
+    ids += list(reversed(_MESSAGE_ID.findall(references or "")))
+    for message_id in ids[:MAX_REFERENCES]:
+        old = _ID_TOKEN.fullmatch(message_id)
+        row = _by_token(session, old.group(1)) if old else _by_message_id(session, message_id)
         if row is not None:
             return row
     return None
+
+
+def _by_message_id(session: Session, message_id: str) -> ReplyToken | None:
+    """The turn whose reply address the outbox row of ``message_id`` carried:
+    a turn mail's or reminder's ply, else (a refusal, table talk) the seat's
+    newest token when it was sent."""
+    sent = session.exec(select(Outbox).where(Outbox.message_id == message_id)).first()
+    if sent is None or sent.seat_id is None or sent.kind not in REMEMBERED_KINDS:
+        return None
+    query = select(ReplyToken).where(ReplyToken.seat_id == sent.seat_id)
+    if sent.kind in ("turn", "reminder"):
+        try:
+            query = query.where(ReplyToken.ply == int(sent.event.split(":")[1]))
+        except (IndexError, ValueError):
+            return None
+    elif sent.sent_at is not None:
+        query = query.where(col(ReplyToken.created_at) <= sent.sent_at)
+    return session.exec(query.order_by(col(ReplyToken.id).desc())).first()
 
 
 def is_reply_address(session: Session, address: str) -> bool:
@@ -157,17 +200,82 @@ def is_reply_address(session: Session, address: str) -> bool:
     return find_turn(session, address) is not None
 
 
-def _turn_of(session: Session, inbound: Inbound, message: Message) -> ReplyToken | None:
+def _turn_of(session: Session, inbound: Inbound, message: Message) -> tuple[ReplyToken | None, bool]:
     """The turn of a stored message: its envelope recipient, then the reply
-    addresses it was written to, then the Message-IDs it answers."""
+    addresses it was written to, then the Message-IDs it answers; and whether
+    it was found only by those Message-IDs (headers anyone who saw the mail
+    could copy into a forged one)."""
     candidates = [inbound.recipient]
     for name in ("To", "Cc", "Delivered-To", "X-Original-To"):
         candidates += [address for _, address in getaddresses(_headers(message, name))]
     for address in candidates[:20]:
         row = find_turn(session, address)
         if row is not None:
-            return row
-    return find_turn(session, None, _header(message, "In-Reply-To"), _header(message, "References"))
+            return row, False
+    row = find_turn_by_ids(session, _header(message, "In-Reply-To"), _header(message, "References"))
+    return row, row is not None
+
+
+# -- what was sent: nothing of it goes to the table ----------------------------------------
+
+def _fingerprint_key(ctx: Context) -> bytes:
+    return tokens.derive(ctx.secret_key, "mail-fingerprint", "").encode()
+
+
+def remember(ctx: Context, session: Session, row_id: int | None, message: EmailMessage) -> None:
+    """Keep, with its outbox row, a fingerprint of what a mail with a reply
+    address says (its subject, text and HTML as text), in the caller's
+    transaction: a reply's talk is cut where it repeats any of it."""
+    if row_id is None:
+        return
+    texts = [str(message.get("Subject", ""))]
+    for kind in ("plain", "html"):
+        part = message.get_body((kind,))
+        if part is None:
+            continue
+        text = part.get_content() if isinstance(part, EmailMessage) else ""
+        texts.append(reading.html_to_text(text) if kind == "html" else text)
+    session.connection().execute(
+        update(table_of(Outbox)).where(table_of(Outbox).c.id == row_id)
+        .values(fingerprint=reading.fingerprint(texts, _fingerprint_key(ctx))))
+
+
+def sent_to(ctx: Context, session: Session, seat: Seat, before: datetime | None = None) -> reading.Sent:
+    """What the service sent this seat that its replies must not post to the
+    table: the fingerprints of its newest mails with a reply address (written
+    by ``before``, the reply's arrival, so that reading it again later reads
+    the same), the service's hosts, every clan name in every language and the
+    mails' "your secret clan" sentence."""
+    query = select(Outbox.fingerprint).where(Outbox.seat_id == seat.id, col(Outbox.fingerprint).is_not(None))
+    if before is not None:
+        query = query.where(col(Outbox.created_at) <= before)
+    found = session.exec(query.order_by(col(Outbox.id).desc()).limit(REMEMBERED)).all()
+    return reading.Sent(key=_fingerprint_key(ctx), shingles=reading.shingles(f for f in found if f),
+                        hosts=_hosts(ctx), clans=_CLAN_NAMES, markers=_MARKERS)
+
+
+def _hosts(ctx: Context) -> tuple[str, ...]:
+    return tuple(h for h in {urlsplit(ctx.base_url).hostname or "", inbound_domain(ctx)} if h)
+
+
+def _clan_names() -> tuple[str, ...]:
+    return tuple(sorted({name for language in LANGUAGES for clan in CLANS
+                         for name in (clan, Words(language).clan(clan))}))
+
+
+def _markers() -> tuple[str, ...]:
+    """The turn mail's "Your secret clan: …" in every language, up to the clan."""
+    marks = set()
+    for language in LANGUAGES:
+        sentence = Words(language)._("Your secret clan: %(clan)s.", clan="\x00")
+        mark = sentence.partition("\x00")[0].strip().casefold()
+        if mark:
+            marks.add(mark)
+    return tuple(sorted(marks))
+
+
+_CLAN_NAMES = _clan_names()
+_MARKERS = _markers()
 
 
 # -- reading a stored message ------------------------------------------------------------
@@ -236,8 +344,8 @@ def is_automatic(ctx: Context, message: Message, envelope_sender: str) -> bool:
     return False
 
 
-def read(message: Message) -> reading.Reply:
-    return reading.read_reply(reading.reply_text(message))
+def read(message: Message, sent: reading.Sent | None = None) -> reading.Reply:
+    return reading.read_reply(reading.reply_text(message), sent)
 
 
 def _message_id(message: Message) -> str | None:
@@ -253,6 +361,11 @@ def _from_address(message: Message) -> str:
     values = _headers(message, "From")
     addresses = [a for _, a in getaddresses(values) if a]
     return addresses[0] if len(values) == 1 and len(addresses) == 1 else ""
+
+
+def _trusting(ctx: Context) -> bool:
+    """Whether the receiving server vouches for senders (``INBOUND_TRUST``)."""
+    return bool(str(ctx.config.get("INBOUND_TRUST") or "").strip())
 
 
 def sender_problem(ctx: Context, message: Message, envelope_sender: str, seat: Seat) -> str | None:
@@ -387,8 +500,8 @@ class _Plan:
 def handle_reply(ctx: Context, inbound_id: int) -> str:
     """Handle one received message; returns its outcome (also stored with it):
     ``ignored-auto``, ``ignored-unknown`` (no turn of ours), ``confirm:sender``
-    or ``confirm:trust`` (not played; the seat is asked to confirm on the
-    page), ``refused:<why>``, or ``accepted`` (``accepted:talk`` with talk
+    ``confirm:trust`` or ``confirm:headers`` (not played; the seat is asked
+    to confirm on the page), ``refused:<why>``, or ``accepted`` (``accepted:talk`` with talk
     posted, ``accepted:talk-refused`` when the talk could not be).  Handling a
     message again returns what it did the first time."""
     with session_scope(ctx.engine) as session:
@@ -422,18 +535,22 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
     resuming = inbound.outcome == APPLYING
     if not resuming and is_automatic(ctx, message, inbound.sender):
         return _finish(ctx, session, inbound, "ignored-auto")
-    token = _turn_of(session, inbound, message)
+    token, by_header = _turn_of(session, inbound, message)
     game, seats = services.game_and_seats(session, token.game_id if token else None)
     seat = next((s for s in seats if token and s.id == token.seat_id), None)
     if token is None or game is None or seat is None:
         return _finish(ctx, session, inbound, "ignored-unknown")
-    reply = read(message)
+    reply = read(message, sent_to(ctx, session, seat, inbound.received_at))
     if not resuming:
         problem = sender_problem(ctx, message, inbound.sender, seat)
+        if problem is None and by_header and not _trusting(ctx):
+            # Found only by the Message-ID it answers, which travels in every
+            # forwarded header: a From anyone can write is not enough.
+            problem = "headers"
         if problem:
             return _finish(ctx, session, inbound, f"confirm:{problem}", "reply-confirm", seat)
         if reply.problem:
-            if ".reply-refused." in _header(message, "In-Reply-To"):
+            if _REFUSAL_ID.search(_header(message, "In-Reply-To")):
                 # No move again, in answer to our own refusal: most likely an
                 # auto-responder that does not say it is one. Answering would loop.
                 return _finish(ctx, session, inbound, f"refused:{reply.problem}:unanswered")
@@ -465,15 +582,19 @@ def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
     assert game is not None
     if refused is None:
         outcome = "accepted"
-        talk = read(parse(inbound.raw)).talk
+        talk = read(parse(inbound.raw), sent_to(ctx, session, seat, inbound.received_at)).talk
+        talk_mail: list[int | None] = []
         if talk:
             try:
                 with session.begin_nested():
-                    post_talk(ctx, session, seat, talk, source="reply")
+                    post_talk(ctx, session, seat, talk, source="reply", outbox=talk_mail)
                 outcome = "accepted:talk"
             except errors.ServiceError:
                 outcome = "accepted:talk-refused"
-        return _finish(ctx, session, inbound, outcome, "reply-accepted", seat)
+                talk_mail = []
+        done = _finish(ctx, session, inbound, outcome, "reply-accepted", seat)
+        # The others' talk mail goes with the answer, not at the next sweep.
+        return _Done(done.outcome, done.outbox + talk_mail)
     if isinstance(refused, errors.MoveRefused):
         # The rules said no: the turn is still theirs, and a corrected reply may use the token.
         session.connection().execute(update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id)
@@ -562,10 +683,10 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
     if inbound is None or not inbound.outcome or inbound.status != "done":
         return None
     message = parse(inbound.raw)
-    token = _turn_of(session, inbound, message)
+    token, _ = _turn_of(session, inbound, message)
     if token is None or token.seat_id != seat.id:
         return None
-    reply = read(message)
+    reply = read(message, sent_to(ctx, session, seat, inbound.received_at))
     outcome = inbound.outcome
     kind, _, why = outcome.partition(":")
     order = ", ".join(map(str, reply.order or ()))
@@ -574,7 +695,9 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
         "order_text": order, "talk": reply.talk, "talk_lines": reply.talk.split("\n") if reply.talk else [],
         "talk_posted": outcome == "accepted:talk", "talk_refused": outcome == "accepted:talk-refused",
         "reason": "", "token_ply": token.ply, "in_reply_to": _message_id(message),
-        "sender": "", "trust_failed": why == "trust", "confirm_link": "",
+        "sender": "", "trust_failed": why == "trust", "headers_only": why == "headers", "confirm_link": "",
+        # Something of the reply was not posted: it came from our own mail.
+        "talk_left_out": reply.left_out,
         # The turn can still be answered by mail: the answer carries the reply address again.
         "retry": (token.used_at is None and game.status == "active" and game.ply == token.ply
                   and game.turn_seat == seat.position),
@@ -627,8 +750,11 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
     as a move.  Automatic mail and mail not from the seat's own address are
     ignored (nothing is posted in a player's name that they did not write);
     no answer mail (the post shows on the page and in the others' mail).
+    A message that finds its seat only by the Message-ID it answers is posted
+    only with ``INBOUND_TRUST`` (anyone who saw the headers could forge it).
+    Nothing of what the service sent is posted (:func:`sent_to`).
     Outcomes: ``talk``, ``talk-refused:<code>``, ``ignored-auto``,
-    ``ignored-unknown``, ``ignored-sender``."""
+    ``ignored-unknown``, ``ignored-sender``, ``ignored-headers``."""
     outbox: list[int | None] = []
     with session_scope(ctx.engine) as session:
         inbound = session.get(Inbound, inbound_id, with_for_update=True)
@@ -639,14 +765,17 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
         message = parse(inbound.raw)
         if is_automatic(ctx, message, inbound.sender):
             return _finish(ctx, session, inbound, "ignored-auto").outcome
-        token = _turn_of(session, inbound, message)
+        token, by_header = _turn_of(session, inbound, message)
         _, seats = services.game_and_seats(session, token.game_id if token else None)
         seat = next((s for s in seats if token and s.id == token.seat_id), None)
         if token is None or seat is None:
             return _finish(ctx, session, inbound, "ignored-unknown").outcome
         if sender_problem(ctx, message, inbound.sender, seat):
             return _finish(ctx, session, inbound, "ignored-sender").outcome
-        text = reading.fresh_text(reading.reply_text(message))
+        if by_header and not _trusting(ctx):
+            return _finish(ctx, session, inbound, "ignored-headers").outcome
+        text, _ = reading.guard(reading.fresh_text(reading.reply_text(message)),
+                                sent_to(ctx, session, seat, inbound.received_at))
         try:
             post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
             outcome = "talk"

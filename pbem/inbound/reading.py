@@ -19,12 +19,12 @@ the move (two whole ASCII numbers) and optionally the order of the villages:
 ...                                "12-13\\norder 15 14"]]
 [(14, 15), (14, 15), (15, 14), (14, 15), (14, 15), (15, 14)]
 >>> read_reply("12-13\\n\\nGood luck!\\n\\nOn Tue, 1 Dec 2026 at 10:00, Clans by Mail <m@x.example> wrote:\\n> Your turn")
-Reply(move='12-13', order=None, talk='Good luck!', problem=None, talk_cut=False)
+Reply(move='12-13', order=None, talk='Good luck!', problem=None, talk_cut=False, left_out=False)
 
 What is not a move is not read as one:
 
 >>> read_reply("I'll move in 2 or 3 days")
-Reply(move=None, order=None, talk="I'll move in 2 or 3 days", problem='no-move', talk_cut=False)
+Reply(move=None, order=None, talk="I'll move in 2 or 3 days", problem='no-move', talk_cut=False, left_out=False)
 >>> [read_reply(t).problem for t in ["12-13 14-15", "12-13 order 14 14", "12-13 (14, x)", "2 or 3",
 ...                                  "\\u0661\\u0662-\\u0661\\u0663", "> 12-13", "Hi!\\n12-13"]]
 ['two-moves', 'bad-order', 'bad-order', 'no-move', 'no-move', 'empty', 'move-not-first']
@@ -33,10 +33,12 @@ Reply(move=None, order=None, talk="I'll move in 2 or 3 days", problem='no-move',
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
+from typing import Iterable
 from html.parser import HTMLParser
 
 from pbem.rules import Move
@@ -70,6 +72,9 @@ class Reply:
     talk: str
     problem: str | None
     talk_cut: bool = False
+    #: Something was left out of the talk because it came from the service's
+    #: own mail (the mail answered, a link with a token, a secret clan).
+    left_out: bool = False
 
 
 # --------------------------------------------------------------------------
@@ -322,26 +327,31 @@ def html_to_text(html: str) -> str:
 
 _VERB_END = re.compile(
     r"(?:\bwrote|\b(?:ezt\s+)?írta|\bnapsal(?:a|\(a\)|/a)?|\bescreveu|\bschrieb|\ba\s+écrit|"
-    r"\bescribió|\bha\s+scritto)\s*:$"
-    r"|\bírta\b.{0,80}-kor\s*:$",
+    r"\bescribió|\bha\s+scritto|\bschreef|\bpisze|\bnapisał(?:a|\(a\)|/a)?)\s*:$"
+    # The verb before the name: de "Am … schrieb Anna <a@x>:", nl "Op … schreef Anna <a@x>:".
+    r"|\b(?:schrieb|schreef|írta)\b.{0,120}:$",
     re.IGNORECASE,
 )
-#: How a wrapped quote header begins: "On …", "Dne …", "Em …", "No dia …", "2026. dec. 1.", "01/12/2026".
+#: How a wrapped quote header begins: "On …", "Dne …", "Em …", "No dia …", "2026. dec. 1.", "01/12/2026",
+#: de "Am …", fr "Le …", es "El …", it "Il giorno …", nl "Op …", pl "W dniu …".
 _HEADER_START = re.compile(
-    r"(?:on|dne|em|no\s+dia|am|le|el|il)\s|\d{4}\.\s|\d{1,2}[./]\s?\d{1,2}[./]\s?\d{2,4}\b",
+    r"(?:on|dne|em|no\s+dia|am|le|el|il|op|w\s+dniu)\s|\d{4}\.\s|\d{1,2}[./]\s?\d{1,2}[./]\s?\d{2,4}\b",
     re.IGNORECASE,
 )
 _EVIDENCE = re.compile(r"[0-9@]")
-_FROM_FIELD = re.compile(r"\s*\*?(?:from|feladó|od|de|von|da)\*?\s*:\s*\S", re.IGNORECASE)
+#: The fields of an Outlook header block (en, hu, cs, pt; de "Von:/Gesendet:/An:/Betreff:",
+#: fr "De :/Envoyé :/À :/Objet :", it "Da:/Inviato:/A:/Oggetto:", es "De:/Enviado:/Para:/Asunto:",
+#: nl "Van:/Verzonden:/Aan:/Onderwerp:", pl "Od:/Wysłano:/Do:/Temat:").
+_FROM_FIELD = re.compile(r"\s*\*?(?:from|feladó|od|de|von|da|van)\*?\s*:\s*\S", re.IGNORECASE)
+_SENT_NAMES = (r"sent|date|elküldve|dátum|odesláno|datum|enviado|enviada|enviado\s+el|data|gesendet|"
+               r"envoyé|envoyé\s+le|inviato|verzonden|wysłano|fecha")
 _OTHER_FIELD = re.compile(
-    r"\s*\*?(?:sent|date|to|subject|cc|elküldve|küldve|dátum|címzett|tárgy|másolatot\s+kap|"
-    r"odesláno|datum|komu|předmět|kopie|enviado|enviada|data|para|assunto)\*?\s*:",
+    rf"\s*\*?(?:{_SENT_NAMES}|to|subject|cc|küldve|címzett|tárgy|másolatot\s+kap|"
+    r"komu|předmět|kopie|para|assunto|an|betreff|à|objet|a|oggetto|asunto|aan|onderwerp|do|temat|"
+    r"dw|kopie\s+an|cci?)\*?\s*:",
     re.IGNORECASE,
 )
-_FIELD_ON_LINE = re.compile(
-    r"\s\*?(?:sent|date|elküldve|dátum|odesláno|datum|enviado|enviada|data)\*?\s*:",
-    re.IGNORECASE,
-)
+_FIELD_ON_LINE = re.compile(rf"\s\*?(?:{_SENT_NAMES})\*?\s*:", re.IGNORECASE)
 _SEPARATOR = re.compile(
     r"_{10,}"
     r"|-{2,}\s*[^\W\d_][^-]{0,60}?-{2,}"                     # -----Original Message----- and its kin
@@ -364,6 +374,11 @@ _SENT_FROM = re.compile(
     r"|z[íi]skat\s+outlook\s+pro\s.{1,30}"
     r"|enviad[oa]\s+(?:do|da|de|pelo|pela|via|a\s+partir\s+d[oa])\s.{1,60}"
     r"|(?:obter|baixe|baixar)\s+o\s+outlook\s+para\s.{1,30}"
+    # de, fr, it, es, nl, pl: "Gesendet von meinem iPhone", "Envoyé de mon iPhone", "Inviato da iPhone",
+    # "Enviado desde mi iPhone", "Verzonden met mijn iPhone", "Wysłane z iPhone'a".
+    r"|gesendet\s+(?:von|mit|aus)\s.{1,60}|envoyé\s+(?:de|depuis|avec)\s.{1,60}"
+    r"|inviato\s+da\s.{1,60}|enviado\s+desde\s.{1,60}|verzonden\s+(?:met|vanaf|van)\s.{1,60}"
+    r"|wysłan[eoa]\s+z\s.{1,60}"
     r")[.!]?",
     re.IGNORECASE,
 )
@@ -470,6 +485,224 @@ def fresh_text(text: str) -> str:
 
 
 # --------------------------------------------------------------------------
+# 2b. Nothing of what the service sent: the mail answered, a link with a
+# token, a secret clan.  Quote headers are a help; this is the guarantee.
+
+#: Words in a shingle of a fingerprint.  Two shingles in a row that the
+#: service sent (five words) end the talk; so does one at the very end.
+SHINGLE = 4
+#: Bytes kept of each shingle's keyed hash (a fingerprint holds no text).
+SHINGLE_BYTES = 4
+#: The most words of one text fingerprinted (a turn mail has a few hundred).
+MAX_WORDS = 5000
+#: The guard reads at most this much of the fresh text (the talk is cut far sooner).
+MAX_GUARDED = 8000
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What the service sent the one replying, to keep out of their talk:
+    the shingles of the mails they may be answering (``fingerprint``), the
+    key they were hashed with, the service's hosts (its links and addresses
+    hold tokens), the clan names in every language and the "your secret
+    clan" sentences the mail uses."""
+
+    key: bytes = b""
+    shingles: frozenset[bytes] = frozenset()
+    hosts: tuple[str, ...] = ()
+    clans: tuple[str, ...] = ()
+    markers: tuple[str, ...] = field(default=())
+
+
+def _words(text: str) -> list[str]:
+    """The words of a text as they are compared: letters and digits only
+    (no ``>``, ``*``, punctuation or line breaks), case folded."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _shingle(key: bytes, words: list[str]) -> bytes:
+    # Keyed BLAKE2b (a MAC by design, and one call: a turn mail has a few hundred shingles).
+    return hashlib.blake2b(" ".join(words).encode(), digest_size=SHINGLE_BYTES, key=key[:64]).digest()
+
+
+def fingerprint(texts: Iterable[str], key: bytes) -> bytes:
+    """A compact fingerprint of a mail the service sends (its subject, text
+    and HTML as text): the keyed hash of every run of :data:`SHINGLE` words,
+    :data:`SHINGLE_BYTES` bytes each, sorted.  It holds no text (a seat link
+    or a clan cannot be read back from it) and is blind to how a mail client
+    wraps, quotes or re-spaces the lines.
+
+    >>> len(fingerprint(["Your secret clan: green. Make your move"], b"k")) // SHINGLE_BYTES
+    4
+    """
+    found: set[bytes] = set()
+    for text in texts:
+        words = _words(text)[:MAX_WORDS]
+        for at in range(len(words) - SHINGLE + 1):
+            found.add(_shingle(key, words[at:at + SHINGLE]))
+    return b"".join(sorted(found))
+
+
+def shingles(fingerprints: Iterable[bytes]) -> frozenset[bytes]:
+    """The shingles of stored fingerprints, for :class:`Sent`."""
+    return frozenset(f[at:at + SHINGLE_BYTES] for f in fingerprints
+                     for at in range(0, len(f) - SHINGLE_BYTES + 1, SHINGLE_BYTES))
+
+
+def _first_sent_line(lines: list[str], sent: Sent) -> int | None:
+    """The line where the first run of words the service sent begins, after
+    the first line (the move: "12-13 order 14 15" is the turn mail's example)."""
+    words: list[tuple[str, int]] = []
+    for index, line in enumerate(lines):
+        words += [(word, index) for word in _words(line)]
+    hits = [_shingle(sent.key, [w for w, _ in words[at:at + SHINGLE]]) in sent.shingles
+            for at in range(len(words) - SHINGLE + 1)]
+    for at, hit in enumerate(hits):
+        if hit and words[at][1] > 0 and (at + 1 == len(hits) or hits[at + 1]):
+            return words[at][1]
+    return None
+
+
+def _header_line(line: str) -> bool:
+    """A line of what a mail client writes above an original: a header field,
+    a separator, an attribution."""
+    line = line.strip()
+    return len(line) <= MAX_LINE and bool(
+        _FROM_FIELD.match(line) or _OTHER_FIELD.match(line) or _SEPARATOR.fullmatch(line)
+        or _VERB_END.search(line))
+
+
+def _cut_sent(lines: list[str], sent: Sent) -> tuple[list[str], bool]:
+    """The lines before the first run that comes from the service's mail, and
+    before the header lines the mail client wrote above it (never the first
+    line: that is the move)."""
+    if not sent.shingles:
+        return lines, False
+    cut = _first_sent_line(lines, sent)
+    if cut is None:
+        return lines, False
+    start = cut
+    at = cut - 1
+    while at >= 1 and (not lines[at].strip() or _header_line(lines[at])):
+        if lines[at].strip():
+            start = at
+        at -= 1
+    return lines[:start], True
+
+
+_TOKENISH = r"[A-Za-z0-9_-]"
+#: A token on its own (seat, sign-in, reply tokens are 43 characters).
+_BARE_TOKEN = re.compile(rf"(?<!{_TOKENISH}){_TOKENISH}{{43}}(?!{_TOKENISH})")
+_LONG_SEGMENT = re.compile(rf"{_TOKENISH}{{20,}}")
+
+
+def _link_patterns(hosts: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    names = "|".join(re.escape(h) for h in hosts if h)
+    if not names:
+        return None
+    return (
+        # A link on the service's host; group 1 is its path, checked for a token.
+        re.compile(rf"(?:[a-z][a-z0-9+.-]{{0,15}}://)?(?:www\.)?(?:{names})(?::[0-9]{{1,5}})?"
+                   r"(/[^\s<>\"'()\[\]]*)", re.IGNORECASE),
+        # A reply or bounce address of the service (its tag is a token or a row).
+        re.compile(rf"(?:mailto:)?(?:move|talk|bounce)\+[^\s@<>]{{0,200}}@(?:{names})\b", re.IGNORECASE),
+    )
+
+
+def _drop_links(text: str, sent: Sent) -> tuple[str, bool]:
+    """The text without the service's links that hold a token (``/play/…``,
+    sign-in, unsubscribe …), its reply addresses, or a bare token."""
+    dropped = False
+
+    def drop(found: re.Match[str]) -> str:
+        nonlocal dropped
+        dropped = True
+        return ""
+
+    def drop_tokened(found: re.Match[str]) -> str:
+        return drop(found) if _LONG_SEGMENT.search(found.group(1)) else found.group(0)
+
+    patterns = _link_patterns(sent.hosts)
+    if patterns is not None:
+        text = patterns[0].sub(drop_tokened, text)
+        text = patterns[1].sub(drop, text)
+    return _BARE_TOKEN.sub(drop, text), dropped
+
+
+_SECRET = re.compile(r"\b(?:secret\w*|titk\w*|tajn\w*|geheim\w*|segret\w*|sekret\w*)", re.IGNORECASE)
+_CLAN_WORD = re.compile(r"\b(?:clan\w*|klan\w*|klán\w*|clã\w*)", re.IGNORECASE)
+
+
+def _secret_clan(line: str, sent: Sent) -> bool:
+    """Whether a line says whose secret clan is whose, the way a mail does."""
+    folded = line.casefold()
+    return (any(marker in folded for marker in sent.markers)
+            or (_SECRET.search(line) is not None and _CLAN_WORD.search(line) is not None))
+
+
+def _names_clan(line: str, clans: re.Pattern[str] | None) -> bool:
+    return clans is not None and clans.search(unicodedata.normalize("NFKC", line).casefold()) is not None
+
+
+def _drop_clans(lines: list[str], sent: Sent) -> tuple[list[str], bool]:
+    """The lines without any that tells a clan next to "your secret clan"
+    (in any language), nor the line after such a sentence that names one."""
+    names = [c.casefold() for c in sent.clans if c]
+    clans = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
+    kept: list[str] = []
+    dropped = False
+    skip_next = False
+    for at, line in enumerate(lines):
+        if skip_next:
+            skip_next = False
+            if _names_clan(line, clans):
+                dropped = True
+                continue
+        if _secret_clan(line, sent):
+            following = next((l for l in lines[at + 1:] if l.strip()), "")
+            if _names_clan(line, clans):
+                dropped = True
+                continue
+            if _names_clan(following, clans):
+                dropped, skip_next = True, True
+                continue
+        kept.append(line)
+    return kept, dropped
+
+
+def guard(text: str, sent: Sent) -> tuple[str, bool]:
+    """Fresh text (``fresh_text``) with nothing of what the service sent the
+    one replying: cut at the first run of words from the mail it answers (and
+    the header lines above it), without links or addresses of the service that
+    hold a token, without a line that tells a secret clan.  Also whether
+    anything was left out.
+
+    >>> sent = Sent(key=b"k", shingles=shingles([fingerprint(["Hello Anna, it is your turn. "
+    ...             "Your secret clan: green. Make your move: https://x.example/play/" + "t" * 43], b"k")]),
+    ...             hosts=("x.example",), clans=("green",), markers=("your secret clan:",))
+    >>> guard("12-13\\nGood luck!\\n\\nVon: Clans\\nBetreff: Hi\\n\\nHello Anna, it is your turn.\\n"
+    ...       "Your secret clan: green.", sent)
+    ('12-13\\nGood luck!', True)
+    >>> guard("12-13\\nmy page: https://x.example/play/" + "t" * 43 + " and https://x.example/rules",
+    ...       Sent(hosts=("x.example",)))
+    ('12-13\\nmy page:  and https://x.example/rules', True)
+    >>> guard("12-13\\nPetr's secret clan is surely green", sent)
+    ('12-13', True)
+    >>> guard("12-13\\nGreen leads, I follow", sent)
+    ('12-13\\nGreen leads, I follow', False)
+    """
+    if len(text) > MAX_GUARDED:
+        text = text[:MAX_GUARDED].rpartition("\n")[0]
+    lines, cut = _cut_sent(text.split("\n"), sent)
+    joined, linked = _drop_links("\n".join(lines), sent)
+    lines, clans = _drop_clans(joined.split("\n"), sent)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in lines)).strip()
+    return text, cut or linked or clans
+
+
+# --------------------------------------------------------------------------
 # 3. The move.
 
 _ID = r"[0-9]{1,4}(?![0-9])"
@@ -516,7 +749,7 @@ def _move_line(line: str) -> tuple[str, str | None, tuple[int, ...] | None]:
     return "no-move", None, None
 
 
-def read_reply(text: str) -> Reply:
+def read_reply(text: str, sent: Sent | None = None) -> Reply:
     """Read the move, the order and the talk of a reply (its text, as
     ``reply_text`` gives it; the quote and signature are cut here).
 
@@ -529,16 +762,22 @@ def read_reply(text: str) -> Reply:
     ``move-not-first`` (a later line is a move), ``two-moves``, ``bad-order``
     (repeated villages, more than twelve, or not numbers).  With a problem
     ``move`` and ``order`` are None.
+
+    With ``sent`` (what the service sent the one replying), nothing of it is
+    read (:func:`guard`), and ``left_out`` says whether anything was dropped.
     """
     fresh = fresh_text(text[:MAX_TEXT])
+    left_out = False
+    if sent is not None:
+        fresh, left_out = guard(fresh, sent)
     if not fresh:
-        return Reply(None, None, "", "empty")
+        return Reply(None, None, "", "empty", left_out=left_out)
     lines = fresh.split("\n")
     problem, move, order = _move_line(lines[0])
     if problem == "no-move":
         if any(_move_line(line)[0] != "no-move" for line in lines[1:] if line.strip()):
             problem = "move-not-first"
-        return _with_talk(None, None, fresh, problem)
+        return _with_talk(None, None, fresh, problem, left_out)
     rest = lines[1:]
     following = next((i for i, line in enumerate(rest) if line.strip()), None)
     if following is not None:
@@ -551,10 +790,10 @@ def read_reply(text: str) -> Reply:
             order = second if problem == "" else None
     if problem == "" and any(_MOVE_HEAD.fullmatch(line.strip()) for line in rest):
         problem, move, order = "two-moves", None, None
-    return _with_talk(move, order, "\n".join(rest).strip(), problem or None)
+    return _with_talk(move, order, "\n".join(rest).strip(), problem or None, left_out)
 
 
 def _with_talk(move: str | None, order: tuple[int, ...] | None, talk: str,
-               problem: str | None) -> Reply:
+               problem: str | None, left_out: bool = False) -> Reply:
     cut = len(talk) > MAX_TALK
-    return Reply(move, order, talk[:MAX_TALK].rstrip() if cut else talk, problem, cut)
+    return Reply(move, order, talk[:MAX_TALK].rstrip() if cut else talk, problem, cut, left_out)

@@ -30,9 +30,6 @@ _OUTBOX = table_of(Outbox)
 # Built once: a sign-in row keeps the link it sends.
 _KEEP_LOGIN = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
                .values(login_id=bindparam("the_login")))
-# A mail with a reply address keeps the Message-ID that carries its token.
-_KEEP_MESSAGE_ID = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
-                    .values(message_id=bindparam("the_id")))
 
 #: Kinds someone asks for on a page, sent even to an address that bounces: the
 #: one asking is there now, and it is their way back to their seats.
@@ -134,8 +131,12 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     if row.kind in BOARD_KINDS and view["huts"]:
         picture = board_png(classic_board(), view, style=seat.board_style)
     context["has_board"] = picture is not None
-    return messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
-                          picture=picture, language=w.language)
+    message = messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
+                             picture=picture, language=w.language)
+    if envelope.get("reply_to"):
+        # What it says is kept as a fingerprint: a reply posts none of it to the table.
+        replies.remember(ctx, session, row.id, message)
+    return message
 
 
 def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:
@@ -170,15 +171,13 @@ def _reply_ply(row: Outbox, answer: dict[str, Any]) -> int | None:
 
 def _reply_address(ctx: Context, session: Session, row: Outbox, seat: Seat, ply: int,
                    *, talk: bool = False) -> dict[str, str]:
-    """``Reply-To`` and a Message-ID that both carry the turn's reply token (a
-    client that drops the address's ``+tag`` still answers the Message-ID).
-    The Message-ID is kept with the row, so a copy sent again has the same."""
+    """The ``Reply-To`` that carries the turn's reply token.  The Message-ID
+    stays the row's own random one: it travels in every forwarded header, so
+    it holds no token (a client that drops the ``+tag`` still answers it, and
+    :func:`pbem.replies.find_turn_by_ids` finds the row)."""
     token = replies.reply_token(ctx, session, seat, ply)
-    message_id = replies.token_message_id(token, row.kind, row.id, messages.domain_of(row.message_id))
-    if message_id != row.message_id:
-        session.connection().execute(_KEEP_MESSAGE_ID, {"row_id": row.id, "the_id": message_id})
     address = replies.talk_address(ctx, token) if talk else replies.reply_address(ctx, token)
-    return {"reply_to": address, "message_id": message_id}
+    return {"reply_to": address}
 
 
 def legal_moves_text(view: SeatView, w: Words) -> list[str]:

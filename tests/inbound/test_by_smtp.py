@@ -83,3 +83,50 @@ def test_a_reply_to_a_talk_mail_is_posted_to_the_table(app: Any, ctx: Any) -> No
     assert texts == ["Shall we play fast tonight?", "Yes, 12-13 is my plan"]
     # Talk is never read as a move.
     assert services.public_game(ctx, game_id)["ply"] == 0
+
+
+def test_a_turn_mail_sent_back_whole_under_a_german_outlook_header_posts_only_the_players_words(
+        app: Any, ctx: Any) -> None:
+    """Issue 27: Outlook's German plain-text reply (``Von:``/``Gesendet:``/``An:``/
+    ``Betreff:`` above the unquoted original) once posted the whole turn mail,
+    secret clan and seat link, to the table and into the others' mail."""
+    from tests.inbound.mail_programs import OWN_WORDS, Answered, outlook
+    from tests.support.messages import parts
+
+    game_id, toks = new_game(ctx, 3)
+    for t in toks:
+        table_talk.set_talk_mail(ctx, t, True)
+    token, mine = to_move(ctx, toks)
+    address = EMAILS[mine["you"]]
+    turn = turn_mail(ctx, address)
+    text = str(parts(turn)["text"])
+    assert f"/play/{token}" in text and "Your secret clan:" in text
+    move = mine["legal_moves"][0]
+    villages = mine["founding"].get(move, [])
+    line = move + (" order " + " ".join(map(str, villages)) if len(villages) > 1 else "")
+    body = outlook("de")(line, Answered(subject=str(turn["Subject"]), text=text, html="", to=address)).text
+    port = free_port()
+    controller = receiver(ctx, app.extensions["celery"].relay_inbound, host="127.0.0.1", port=port, lmtp=False)
+    controller.start()
+    try:
+        _send(port, reply_message(turn, body or "", sender=address), address)
+        wait_until(lambda: caught_count(ctx, "@", "reply-accepted") == 1)
+    finally:
+        controller.stop()
+    assert services.public_game(ctx, game_id)["ply"] == mine["ply"] + 1
+    with session_scope(ctx.engine) as session:
+        posted = list(session.exec(select(TableMessage.text)).all())
+    assert posted == [OWN_WORDS["de"]]
+    # The others got the talk by mail: the words, nothing of the replier's turn mail.
+    others = [EMAILS[p["name"]] for p in mine["players"] if p["name"] != mine["you"]]
+    talk_mails = wait_until(lambda: (lambda m: m if len(m) == 2 else None)(
+        [m for a in others for m in caught(ctx, a, kind="talk")]))
+    for mail in talk_mails:
+        text_part, html_part = str(parts(mail)["text"]), str(parts(mail)["html"])
+        assert "Viel Glück euch allen!" in text_part and "Viel Glück euch allen!" in html_part
+        for part in (text_part, html_part):
+            assert token not in part and "Betreff" not in part and "secret clan" not in part.casefold()
+    # Nor does any mail the others got since (the next player's turn mail among them).
+    for other in others:
+        for mail in caught(ctx, other):
+            assert token not in mail.as_string()

@@ -569,7 +569,8 @@ def test_reply_is_frozen() -> None:
 
 def test_reading_imports_only_the_standard_library_and_the_rules() -> None:
     path = Path(reading.__file__)
-    allowed = {"__future__", "codecs", "dataclasses", "email", "html", "re", "unicodedata", "pbem"}
+    allowed = {"__future__", "codecs", "dataclasses", "email", "hashlib", "html", "re", "typing",
+               "unicodedata", "pbem"}
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -582,3 +583,128 @@ def test_reading_imports_only_the_standard_library_and_the_rules() -> None:
             assert name.split(".")[0] in allowed, name
             if name.startswith("pbem"):
                 assert name == "pbem.rules" or name.startswith("pbem.rules."), name
+
+
+# -- nothing of the mail answered (issue 27) -------------------------------------------------------
+
+from tests.inbound.mail_programs import FINGERPRINT_ONLY, OWN_WORDS, STYLES, Answered  # noqa: E402
+
+SEAT_TOKEN = "Zq3" + "x" * 38 + "Kp"
+TURN_TEXT = (
+    "Hello Ann,\n\n"
+    "it is your turn in game k3vx9q2mtr7hwa. Your secret clan: green.\n"
+    "Move by Thursday 3 December 2026, 10:00 (2 days left); after that the autopilot\nmoves for you.\n\n"
+    f"Make your move:\nhttps://clans.example/play/{SEAT_TOKEN}\n\n"
+    "Reply to this email with your move on the first line, e.g. 12-13; if it founds several villages, "
+    "add their order: 12-13 order 14 15.\n"
+    "Anything else you write in your reply goes to the other players as table talk.\n\n"
+    "Since your last turn:\n- Bob moved 4 → 5.\n\n"
+    "The board (territories with huts, villages apart):\n  4: 2 huts (forest)\n  5: 3 huts (plains)\n\n"
+    "Clan scores: red 0, yellow 3, green 0, blue 1, black 0\n\n-- \n"
+    "Your seat in game k3vx9q2mtr7hwa (keep this link to yourself):\n"
+    f"https://clans.example/play/{SEAT_TOKEN}\n"
+    f"Stop turn mail for this game: https://clans.example/unsubscribe/{SEAT_TOKEN}\n"
+)
+TURN_HTML = (
+    "<html><head><style>p {color: red}</style></head><body><h1>Your turn in game k3vx9q2mtr7hwa</h1>"
+    "<p>Hello Ann, it is your turn in game k3vx9q2mtr7hwa.</p><p>Your secret clan: <strong>green</strong>.</p>"
+    f'<p><a href="https://clans.example/play/{SEAT_TOKEN}">Make your move</a></p>'
+    "<p>Reply to this email with your move on the first line, e.g. 12-13; if it founds several villages, "
+    "add their order: 12-13 order 14 15.</p></body></html>"
+)
+TURN = Answered(subject="Your turn in Clans game k3vx9q2mtr7hwa (move 3)", text=TURN_TEXT, html=TURN_HTML,
+                to="ann@example.org")
+KEY = b"fingerprint key"
+SENT = reading.Sent(key=KEY, shingles=reading.shingles([reading.fingerprint(
+    [TURN.subject, TURN_TEXT, html_to_text(TURN_HTML)], KEY)]), hosts=("clans.example",),
+    clans=("red", "yellow", "green", "blue", "black", "zöld", "zelený", "verde"),
+    markers=("your secret clan:", "a titkos klánod:"))
+
+
+def _reply_body(style: str) -> str:
+    body = STYLES[style][1]("12-13", TURN)
+    message = EmailMessage()
+    message.set_content(body.text, params={"format": "flowed"} if body.flowed else None) if body.text else None
+    if body.html is not None:
+        if body.text:
+            message.add_alternative(body.html, subtype="html")
+        else:
+            message.set_content(body.html, subtype="html")
+    return reply_text(message_from_bytes(message.as_bytes(), policy=policy.default))
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_the_original_below_a_reply_in_each_mail_programs_style_is_never_talk(style: str) -> None:
+    reply = read_reply(_reply_body(style), SENT)
+    assert reply.move == "12-13" and reply.problem is None
+    assert reply.talk == OWN_WORDS[STYLES[style][0]] and reply.left_out == (style in FINGERPRINT_ONLY)
+    assert SEAT_TOKEN not in reply.talk and "secret clan" not in reply.talk.casefold()
+    assert "green" not in reply.talk.casefold() and "/play/" not in reply.talk
+
+
+@pytest.mark.parametrize("style", sorted(set(STYLES) - FINGERPRINT_ONLY))
+def test_the_quote_headers_of_more_languages_end_the_fresh_text_on_their_own(style: str) -> None:
+    """A help, not the guarantee: each mail program's header (or quote) ends
+    the fresh text even without knowing what was sent."""
+    reply = read_reply(_reply_body(style))
+    assert reply.move == "12-13" and reply.talk == OWN_WORDS[STYLES[style][0]]
+
+
+def test_a_pasted_original_is_cut_even_mid_reply_and_the_header_lines_above_it_go_too() -> None:
+    text = ("12-13\nGood luck!\nMy plan: the forest.\n\nGesendet: heute 10:00\nAn: ann@example.org\n\n"
+            + TURN_TEXT.replace("\n", "\n\n", 3))
+    reply = read_reply(text, SENT)
+    assert reply.talk == "Good luck!\nMy plan: the forest." and reply.left_out
+
+
+def test_the_move_line_is_never_taken_for_the_mail_even_when_it_is_the_mails_example() -> None:
+    reply = read_reply("12-13 order 14 15\nThanks for the example!", SENT)
+    assert reply.move == "12-13" and reply.order == (14, 15) and reply.talk == "Thanks for the example!"
+
+
+def test_the_players_own_words_that_share_a_few_words_with_the_mail_stay() -> None:
+    talk = ("Your turn, Bob: make your move quickly.\nGreen and red are level, yellow leads.\n"
+            "Anything else? Reply to me on the page.")
+    reply = read_reply(f"12-13\n{talk}", SENT)
+    assert reply.talk == talk and not reply.left_out
+
+
+@pytest.mark.parametrize("line", [
+    "my secret clan is green", "Your secret clan: Green.", "A titkos klánod: zöld.", "Tvůj tajný klan: zelený",
+    "O teu clã secreto: verde", "Dein geheimer Clan: green",
+])
+def test_a_secret_clan_line_is_left_out_in_any_language(line: str) -> None:
+    reply = read_reply(f"12-13\nHi all\n{line}\nBye", reading.Sent(clans=SENT.clans, markers=SENT.markers))
+    assert reply.talk == "Hi all\nBye" and reply.left_out
+
+
+def test_a_secret_clan_sentence_wrapped_before_the_clan_is_left_out_with_it() -> None:
+    reply = read_reply("12-13\nHi all\nit is your turn. Your secret clan:\ngreen.\nBye",
+                       reading.Sent(clans=SENT.clans, markers=SENT.markers))
+    assert reply.talk == "Hi all\nBye"
+
+
+@pytest.mark.parametrize("link", [
+    f"https://clans.example/play/{SEAT_TOKEN}", f"http://CLANS.example/play/{SEAT_TOKEN}/move",
+    f"clans.example/signin/{SEAT_TOKEN}", f"https://clans.example/unsubscribe/{SEAT_TOKEN}/talk",
+    f"https://clans.example/never/{SEAT_TOKEN}", f"<https://clans.example:8443/play/{SEAT_TOKEN}>",
+    f"move+{SEAT_TOKEN.lower()}@clans.example", SEAT_TOKEN,
+])
+def test_the_services_links_with_a_token_are_left_out(link: str) -> None:
+    reply = read_reply(f"12-13\nsee {link} now", reading.Sent(hosts=("clans.example",)))
+    assert SEAT_TOKEN not in reply.talk and SEAT_TOKEN.lower() not in reply.talk and reply.left_out
+    assert reply.talk.startswith("see ") and reply.talk.endswith(" now")
+
+
+def test_links_without_a_token_and_other_sites_stay() -> None:
+    talk = "rules: https://clans.example/games/k3vx9q2mtr7hwa and https://example.org/a/" + "b" * 30
+    reply = read_reply(f"12-13\n{talk}", reading.Sent(hosts=("clans.example",)))
+    assert reply.talk == talk and not reply.left_out
+
+
+def test_the_guard_costs_little_on_a_long_hostile_reply() -> None:
+    text = "12-13\n" + ("word " * 20 + "\n") * 5000
+    started = time.process_time()
+    reply = read_reply(text, SENT)
+    assert reply.move == "12-13" and len(reply.talk) <= MAX_TALK
+    assert time.process_time() - started < 2.0

@@ -52,7 +52,7 @@ def html_of(message: EmailMessage) -> str:
 # -- the turn mail -----------------------------------------------------------------------------
 
 
-def test_a_turn_mail_carries_its_reply_address_in_reply_to_and_message_id(ctx: Any) -> None:
+def test_a_turn_mail_carries_its_reply_address_in_reply_to_and_not_in_its_message_id(ctx: Any) -> None:
     game_id, toks = new_game(ctx, 2)
     _, view, address = mover(ctx, toks)
     turn = turn_mail(ctx, address)
@@ -60,7 +60,14 @@ def test_a_turn_mail_carries_its_reply_address_in_reply_to_and_message_id(ctx: A
     m = re.fullmatch(r"move\+([a-z0-9_-]{43})@clans\.example", reply_to)
     assert m, reply_to
     token = m.group(1)
-    assert str(turn["Message-ID"]).startswith(f"<{token}.turn.")
+    # The Message-ID travels in every forwarded header: a random value of its own, no token.
+    message_id = str(turn["Message-ID"])
+    assert re.fullmatch(r"<[0-9a-f]{32}\.turn@clans\.example>", message_id), message_id
+    assert token not in message_id.lower()
+    with session_scope(ctx.engine) as session:
+        (row,) = session.exec(select(Outbox).where(Outbox.kind == "turn")).all()
+        assert row.message_id == message_id and row.fingerprint  # what it said is kept, as hashes only
+        assert token.encode() not in row.fingerprint
     for part in (text_of(turn), html_of(turn)):
         assert "Reply to this email with your move on the first line, e.g. 12-13" in part
     with session_scope(ctx.engine) as session:
@@ -161,16 +168,43 @@ def test_an_html_only_reply(ctx: Any) -> None:
         assert [t.text for t in session.exec(select(TableMessage))] == ["See you on the board !"]
 
 
-def test_a_reply_whose_client_dropped_the_tag_is_found_through_in_reply_to(ctx: Any) -> None:
+def test_a_reply_found_only_through_in_reply_to_is_confirmed_on_the_page_not_played(ctx: Any) -> None:
+    """The Message-ID it answers travels in every forwarded header: a From
+    anyone can write plus that header moves nothing without INBOUND_TRUST."""
     game_id, toks = new_game(ctx, 2)
     _, view, address = mover(ctx, toks)
     outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], to="move@clans.example")
-    assert outcome == "accepted" and ply_of(ctx, game_id) == 1
+    assert outcome == "confirm:headers" and ply_of(ctx, game_id) == 0
+    (confirm,) = caught(ctx, address, kind="reply-confirm")
+    assert "not sent to the reply address of that mail" in text_of(confirm).replace("\n", " ")
+    assert "not sent to the reply address of that mail" in html_of(confirm).replace("\n", " ")
+    # With our server vouching for the sender, the same reply is the seat's.
+    ctx.config["INBOUND_TRUST"] = TRUST
+    message = reply_message(turn_mail(ctx, address), view["legal_moves"][0], sender=address,
+                            to="move@clans.example",
+                            headers={"Authentication-Results": "mx.clans.example; dmarc=pass header.from=example.org"})
+    assert replies.handle_reply(ctx, store(ctx, message)) == "accepted" and ply_of(ctx, game_id) == 1
+    ctx.config["INBOUND_TRUST"] = ""
     # Without the tag and without the thread, nothing tells which turn it was: nobody is answered.
     _, view, address = mover(ctx, toks)
     outcome, _ = reply_and_handle(ctx, address, view["legal_moves"][0], to="move@clans.example", threaded=False)
     assert outcome == "ignored-unknown" and ply_of(ctx, game_id) == 1
     assert not caught(ctx, address, kind="reply-refused")
+
+
+def test_a_reply_to_a_turn_mail_sent_before_message_ids_had_their_own_value(ctx: Any) -> None:
+    """Mail sent before carried the token in its Message-ID: a reply to it still
+    plays by its +tag address, and one found only by that Message-ID is confirmed."""
+    game_id, toks = new_game(ctx, 2)
+    for expected in ("accepted", "confirm:headers"):
+        _, view, address = mover(ctx, toks)
+        turn = turn_mail(ctx, address)
+        token = str(turn["Reply-To"]).partition("+")[2].partition("@")[0]
+        turn.replace_header("Message-ID", f"<{token}.turn.7@clans.example>")
+        to = None if expected == "accepted" else "move@clans.example"
+        message = reply_message(turn, view["legal_moves"][0], sender=address, to=to)
+        assert replies.handle_reply(ctx, store(ctx, message)) == expected
+    assert ply_of(ctx, game_id) == 1
 
 
 def test_the_talk_after_the_move_goes_to_the_table_and_the_answer_says_so(ctx: Any) -> None:
@@ -535,3 +569,129 @@ def test_talk_to_an_old_mail_of_a_running_game_still_posts_after_retention(ctx: 
     with session_scope(ctx.engine) as session:
         texts = list(session.exec(select(TableMessage.text).order_by(col(TableMessage.id))).all())
     assert texts[-1].startswith("Yes, a month on"), (outcome, texts)
+
+
+# -- nothing of the mail answered reaches the table (issue 27) --------------------------------------
+
+from pbem.words import Words  # noqa: E402
+from tests.inbound.mail_programs import FINGERPRINT_ONLY, OWN_WORDS, STYLES, Answered  # noqa: E402
+
+LEFT_OUT = "We left out of the table talk what came from our own mail to you"
+
+
+def answered(turn: EmailMessage) -> Answered:
+    found = parts(turn)
+    return Answered(subject=str(turn["Subject"]), text=str(found["text"]), html=str(found["html"]),
+                    to=str(turn["To"]))
+
+
+def clan_names(clan: str) -> list[str]:
+    return [Words(language).clan(clan) for language in ("en", "hu", "cs", "pt")]
+
+
+def assert_nothing_of(text: str, seat_token: str, reply_token: str, clan: str) -> None:
+    """Nothing of a turn mail in ``text``: no token, no link holding one, no
+    secret-clan line, no clan name."""
+    folded = text.casefold()
+    assert seat_token not in text and reply_token not in text and "/play/" not in text
+    assert "/unsubscribe/" not in text and "move+" not in folded
+    assert "secret clan" not in folded and "your turn" not in folded
+    for name in clan_names(clan):
+        assert name.casefold() not in folded, name
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_a_reply_with_the_original_below_posts_only_the_players_own_words(ctx: Any, style: str) -> None:
+    game_id, toks = new_game(ctx, 2)
+    token, view, address = mover(ctx, toks)
+    language, write = STYLES[style]
+    move = move_line(view, view["legal_moves"][0])
+    turn = turn_mail(ctx, address)
+    reply_token = re.fullmatch(r"move\+(\S+)@clans\.example", str(turn["Reply-To"])).group(1)  # type: ignore[union-attr]
+    assert f"/play/{token}" in text_of(turn) and "Your secret clan" in text_of(turn)
+    body = write(move, answered(turn))
+    message = reply_message(turn, body.text or "", sender=address, html_body=body.html)
+    if body.flowed:
+        message.set_content(body.text, params={"format": "flowed"})
+    outcome = replies.handle_reply(ctx, store(ctx, message))
+    # The move is played, and the player's own words, only they, go to the table.
+    assert outcome == "accepted:talk"
+    assert ply_of(ctx, game_id) == view["ply"] + 1
+    with session_scope(ctx.engine) as session:
+        (talk,) = session.exec(select(TableMessage)).all()
+    assert talk.text == OWN_WORDS[language]
+    assert_nothing_of(talk.text, token, reply_token, view["clan"])
+    # The answer says when something was left out that no quote header gave away.
+    (accepted,) = caught(ctx, address, kind="reply-accepted")
+    said = style in FINGERPRINT_ONLY
+    assert (LEFT_OUT in text_of(accepted).replace("\n", " ")) == said and (LEFT_OUT in html_of(accepted)) == said
+
+
+def test_a_token_link_or_a_secret_clan_is_left_out_without_a_fingerprint_too(ctx: Any) -> None:
+    """A turn mail sent before fingerprints were kept (or one pruned since):
+    the links with a token and the secret-clan lines still never reach the table."""
+    game_id, toks = new_game(ctx, 2)
+    token, view, address = mover(ctx, toks)
+    with session_scope(ctx.engine) as session:
+        for row in session.exec(select(Outbox)):
+            row.fingerprint = None
+            session.add(row)
+    clan = Words("en").clan(view["clan"])
+    move = view["legal_moves"][0]
+    body = (f"{move}\nHere is my seat: https://clans.example/play/{token} have fun\n"
+            f"My secret clan: {clan}\nSee you!\n")
+    outcome, _ = reply_and_handle(ctx, address, body)
+    assert outcome == "accepted:talk" and ply_of(ctx, game_id) == 1
+    with session_scope(ctx.engine) as session:
+        (talk,) = session.exec(select(TableMessage)).all()
+    assert talk.text == "Here is my seat:  have fun\nSee you!"
+    (accepted,) = caught(ctx, address, kind="reply-accepted")
+    assert LEFT_OUT in text_of(accepted).replace("\n", " ")
+
+
+def test_a_plain_reply_leaves_nothing_out_and_says_nothing_of_it(ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 2)
+    _, view, address = mover(ctx, toks)
+    outcome, _ = reply_and_handle(ctx, address, f"{view['legal_moves'][0]}\nThe red huts look lonely, and "
+                                                f"it is your turn next, Bob.\n")
+    assert outcome == "accepted:talk"
+    with session_scope(ctx.engine) as session:
+        (talk,) = session.exec(select(TableMessage)).all()
+    assert talk.text == "The red huts look lonely, and it is your turn next, Bob."
+    (accepted,) = caught(ctx, address, kind="reply-accepted")
+    assert LEFT_OUT not in text_of(accepted).replace("\n", " ")
+
+
+def test_a_reply_to_a_talk_mail_posts_nothing_of_that_mail(ctx: Any) -> None:
+    from pbem import talk as table_talk
+    from pbem.inbound import handling
+
+    game_id, toks = new_game(ctx, 2)
+    for t in toks:
+        table_talk.set_talk_mail(ctx, t, True)
+    table_talk.talk(ctx, toks[0], "Shall we play fast tonight?")
+    (talk_mail,) = caught(ctx, kind="talk")
+    address = str(talk_mail["To"])
+    seat = next(t for t in toks if f"/play/{t}" in text_of(talk_mail))
+    body = STYLES["outlook-de"][1]("Ja, gern!", answered(talk_mail)).text or ""
+    outcome = handling.handle(ctx, store(ctx, reply_message(talk_mail, body, sender=address)))
+    with session_scope(ctx.engine) as session:
+        texts = list(session.exec(select(TableMessage.text).order_by(col(TableMessage.id))).all())
+    assert texts[-1] == "Ja, gern!\n" + OWN_WORDS["de"], (outcome, texts)
+    assert seat not in texts[-1] and "Shall we play" not in texts[-1]
+
+
+def test_talk_found_only_through_in_reply_to_is_not_posted_without_trust(ctx: Any) -> None:
+    from pbem import talk as table_talk
+    from pbem.inbound import handling
+
+    game_id, toks = new_game(ctx, 2)
+    for t in toks:
+        table_talk.set_talk_mail(ctx, t, True)
+    table_talk.talk(ctx, toks[0], "Shall we play fast tonight?")
+    (talk_mail,) = caught(ctx, kind="talk")
+    address = str(talk_mail["To"])
+    forged = reply_message(talk_mail, "I give up, take my seat\n", sender=address, to="talk@clans.example")
+    assert handling.handle(ctx, store(ctx, forged)) == "ignored-headers"
+    with session_scope(ctx.engine) as session:
+        assert list(session.exec(select(TableMessage.text))) == ["Shall we play fast tonight?"]
