@@ -29,7 +29,7 @@ from .language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTime
                        clean_time_zone)
 from .models import Bounce, Game, Login, MoveRecord, Outbox, Seat, Suppression, table_of
 from .outbox import enqueue
-from .players import BadAddress, BadName, address_hash, clean_address, clean_name
+from .players import BadAddress, BadName, address_hash, clean_address, clean_name, mailbox_hash, suppression_hashes
 from .rules import Move, RulesError
 from .rules.bots import choose_move
 from .rules.computer import Budget, Level, computer_move as decide
@@ -386,19 +386,23 @@ def _invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetim
 
 
 def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
-    hashes = {address_hash(p.email): n for n, p in enumerate(players, 1) if p.bot is None}
+    """Refuse a game naming an address on the never-mail list.  The answer says
+    that the address cannot be invited, never why: whoever starts a game may be
+    a stranger to the address, who must not learn that it opted out."""
+    hashes = {h: n for n, p in reversed(list(enumerate(players, 1))) if p.bot is None
+              for h in suppression_hashes(p.email)}
     found = session.exec(select(Suppression.address_hash)
-                         .where(col(Suppression.address_hash).in_(list(hashes)))).first()
-    if found is not None:
-        n = hashes[found]
-        raise errors.Invalid(N_("player %(number)d: %(email)s has asked us never to send them mail"), number=n,
-                             email=players[n - 1].email,
-                             code="suppressed", player=n, field="email")
+                         .where(col(Suppression.address_hash).in_(list(hashes)))).all()
+    if found:
+        n = min(hashes[h] for h in found)
+        raise errors.Invalid(N_("player %(number)d: %(email)s cannot be invited"), number=n,
+                             email=players[n - 1].email, code="cannot-invite", player=n, field="email")
 
 
 def is_suppressed(session: Session, address: str) -> bool:
-    return session.exec(select(Suppression.id).where(Suppression.address_hash == address_hash(address))).first() \
-        is not None
+    """Whether the address's mailbox is on the never-mail list (any ``+tag`` of it, any case)."""
+    return session.exec(select(Suppression.id).where(
+        col(Suppression.address_hash).in_(suppression_hashes(address)))).first() is not None
 
 
 def is_unreachable(session: Session, address: str) -> bool:
@@ -417,7 +421,7 @@ def never_mail(ctx: Context, token: object) -> None:
         if not is_suppressed(session, seat.email):
             try:
                 with session.begin_nested():  # two clicks at once: the second finds the row
-                    session.add(Suppression(address_hash=address_hash(seat.email), created_at=now))
+                    session.add(Suppression(address_hash=mailbox_hash(seat.email), created_at=now))
             except IntegrityError:
                 pass
         seat.mail = "none"
