@@ -204,7 +204,8 @@ def check_safe(config: Mapping[str, Any]) -> None:
     """Refuse to run a process that would be unsafe in public: a missing, known or
     short secret key (sessions and links could be forged), a caught-mail mailbox
     anywhere but on this machine, or no way to send mail for a public address.
-    ``pbem demo`` (``DEMO``) is exempt; the tests (``TESTING``) may catch mail."""
+    ``pbem demo`` (``DEMO``) is exempt, but only on a loopback base URL; the
+    tests (``TESTING``) may catch mail."""
     delay, box = config.get("BOT_DELAY", 0), config.get("BOT_SECONDS", 1)
     if not isinstance(delay, (int, float)) or not 0 <= delay <= 3600:
         raise UnsafeConfig(f"PBEM_BOT_DELAY={delay!r}: the computer's pause must be 0 to 3600 seconds")
@@ -222,6 +223,12 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")
     if config.get("DEMO"):
+        demo_base = str(config.get("BASE_URL") or "")
+        if demo_base and not is_loopback(demo_base):
+            # The demo runs on the public development key, with a mailbox that shows every link.
+            raise UnsafeConfig(f"PBEM_BASE_URL={demo_base} is not on this machine: pbem demo runs on the "
+                               "development secret key with a mailbox that shows everyone's links, so it is for a "
+                               "loopback address only (to serve the public, see README, Running it in public)")
         return
     key = str(config.get("SECRET_KEY") or "")
     if not key:
