@@ -422,6 +422,20 @@ def test_bounce_addresses() -> None:
         assert bounces.outbox_id_of(other, key) is None, other
 
 
+def test_the_receiver_accepts_the_return_path_of_a_row_that_exists(ctx: Any) -> None:
+    from pbem.inbound.store import accept_recipient
+
+    new_game(ctx, start=False)
+    row = outbox(ctx)[0]
+    assert row.id is not None
+    assert accept_recipient(ctx, return_path(ctx, row))
+    assert accept_recipient(ctx, f"bounce+{row.id}@{DOMAIN}")  # mail sent before tags
+    other_key = bounces.bounce_tag("another secret key of forty characters ..", row.id)
+    missing = bounces.bounce_tag(ctx.secret_key, row.id + 1000)
+    for refused in (f"bounce+{other_key}@{DOMAIN}", f"bounce+{missing}@{DOMAIN}", f"bounce+{row.id + 1000}@{DOMAIN}"):
+        assert not accept_recipient(ctx, refused), refused
+
+
 # -- the return path on the wire ----------------------------------------------------------------
 
 
