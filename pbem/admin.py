@@ -27,7 +27,7 @@ from .context import Context
 from .db import as_utc, session_scope
 from .models import CaughtMail, Game, Inbound, Login, MoveRecord, Outbox, Rating, Seat, Suppression, Webhook
 from .outbox import enqueue
-from .players import BadAddress, address_hash, clean_address
+from .players import BadAddress, address_hash, clean_address, mailbox_hash
 
 log = logging.getLogger(__name__)
 
@@ -418,7 +418,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
         if not suppressed:
             try:
                 with session.begin_nested():  # two runs at once: the second finds the row
-                    session.add(Suppression(address_hash=address_hash(address), created_at=now))
+                    session.add(Suppression(address_hash=mailbox_hash(address), created_at=now))
             except IntegrityError:
                 pass
     ctx.relay(outbox)

@@ -1,6 +1,12 @@
 """Mail that comes back.  Every message goes out with the envelope sender
-``bounce+<outbox id>@{INBOUND_DOMAIN}`` (VERP), so a delivery status
-notification names the outbox row it is about, and through it the address.
+``bounce+<tag>@{INBOUND_DOMAIN}`` (VERP), so a delivery status notification
+names the outbox row it is about, and through it the address.
+
+The tag is the outbox id encrypted under a key derived from the secret key (one
+AES block: 26 letters and digits, :func:`bounce_tag`), so that no return path
+tells how many messages the service has sent, or lets anyone walk through its
+rows.  Return paths of mail sent before carry the plain id, ``bounce+<id>@``:
+they are still read.
 
 A hard failure (``Action: failed`` with a 5.x.x status) marks the address as
 bouncing at once; soft ones (4.x.x, ``Action: delayed``) after
@@ -10,21 +16,36 @@ is built), the other players see "we can't reach X by email" on their seat
 pages, and are told once by an ``unreachable`` mail (in a game still gathering
 players, only the one who started it).  A bounce is never answered, and a later
 delivery does not clear the mark (a delivery the server accepts proves little).
+Bounces count for the address as written (not its mailbox, as the never-mail
+list does): a provider may refuse ``ann+tag@`` and deliver ``ann@``.
 
-The bounce address is only an outbox id, which anyone could guess: a bounce
-counts only if it quotes the original message's Message-ID (a DSN returns the
-message or its headers), which nobody but the recipient's mail servers saw."""
+A bounce counts only if it quotes the original message's Message-ID (a DSN
+returns the message or its headers), which nobody but the recipient's mail
+servers saw: an old plain-id return path is easy to guess.
+
+>>> tag = bounce_tag("key", 42)
+>>> len(tag), tag.isalnum(), outbox_id_of(f"bounce+{tag}@in.example", "key"), outbox_id_of("bounce+42@x", "key")
+(26, True, 42, 42)
+>>> outbox_id_of(f"bounce+{tag}@in.example", "another key") is None
+True
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import email
 import email.policy
+import hashlib
+import hmac
 import logging
 import re
 from datetime import datetime, timedelta
 from email.message import Message
 from typing import Any, Iterator, Mapping
 
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from sqlalchemy import or_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
@@ -46,20 +67,52 @@ LOCAL = "bounce"
 #: Outcomes of :func:`handle_bounce` (the inbound row's ``outcome``).
 HARD, SOFT, UNKNOWN = "bounce-hard", "bounce-soft", "bounce-unknown"
 
-_ADDRESS = re.compile(rf"{LOCAL}\+([0-9]{{1,18}})@[^@\s]+", re.IGNORECASE)
+#: ``bounce+<tag>@``: the encrypted id (26 base32 characters), or a plain id (mail sent before).
+_ADDRESS = re.compile(rf"{LOCAL}\+([a-z2-7]{{26}}|[0-9]{{1,18}})@[^@\s]+", re.IGNORECASE)
 #: An enhanced status code (RFC 3463): class, subject, detail.
 _STATUS = re.compile(r"(?<![\w.])([245])\.\d{1,3}\.\d{1,3}(?![\w.])")
+#: What an encrypted block starts with: a block that does not is no tag of ours.
+_MARK = bytes(8)
+
+
+def _cipher(secret_key: str) -> Cipher[modes.ECB]:
+    # One 16-byte block, encrypted alone: AES as a keyed permutation of ids
+    # (there is no second block for ECB to give away a pattern across).
+    key = hmac.new(secret_key.encode(), b"pbem bounce tag", hashlib.sha256).digest()
+    return Cipher(algorithms.AES(key), modes.ECB())
+
+
+def bounce_tag(secret_key: str, outbox_id: int) -> str:
+    """The return path's tag of an outbox row: its id, encrypted."""
+    encryptor = _cipher(secret_key).encryptor()
+    block = encryptor.update(_MARK + outbox_id.to_bytes(8, "big")) + encryptor.finalize()
+    return base64.b32encode(block).decode().rstrip("=").lower()
+
+
+def _decrypt(secret_key: str, tag: str) -> int | None:
+    try:
+        block = base64.b32decode(tag.upper() + "======")
+    except (binascii.Error, ValueError):
+        return None
+    if len(block) != 16:
+        return None
+    decryptor = _cipher(secret_key).decryptor()
+    plain = decryptor.update(block) + decryptor.finalize()
+    return int.from_bytes(plain[8:], "big") if hmac.compare_digest(plain[:8], _MARK) else None
 
 
 def return_path(config: Mapping[str, Any], outbox_id: int) -> str:
     """The envelope sender of the outbox row's message."""
-    return addresses.address(LOCAL, str(outbox_id), addresses.domain(config))
+    return addresses.address(LOCAL, bounce_tag(str(config["SECRET_KEY"]), outbox_id), addresses.domain(config))
 
 
-def outbox_id_of(address: str) -> int | None:
-    """The outbox id in a bounce address (``None`` if it is none)."""
+def outbox_id_of(address: str, secret_key: str) -> int | None:
+    """The outbox id a bounce address names (``None`` if it is none of ours)."""
     found = _ADDRESS.fullmatch(address.strip().strip("<>"))
-    return int(found.group(1)) if found else None
+    if found is None:
+        return None
+    tag = found.group(1)
+    return int(tag) if tag.isdigit() else _decrypt(secret_key, tag)
 
 
 # -- reading a bounce (pure) ---------------------------------------------------
@@ -168,7 +221,7 @@ def handle_bounce(ctx: Context, inbound_id: int) -> str:
 
 
 def _record(ctx: Context, session: Session, inbound: Inbound, now: datetime) -> tuple[str, list[int | None]]:
-    outbox_id = outbox_id_of(inbound.recipient)
+    outbox_id = outbox_id_of(inbound.recipient, ctx.secret_key)
     row = session.get(Outbox, outbox_id) if outbox_id is not None else None
     if row is None or outbox_id is None:
         log.info("inbound %s: a bounce for no outbox row we have (%s)", inbound.id, shown_address(inbound.recipient))
@@ -186,7 +239,7 @@ def _record(ctx: Context, session: Session, inbound: Inbound, now: datetime) -> 
     bounce.last_status = said[:200] or None
     if severity == "hard":
         bounce.bouncing_at = bounce.bouncing_at or now
-    elif not _counted_before(session, inbound, outbox_id):
+    elif not _counted_before(ctx, session, inbound, outbox_id):
         window = timedelta(days=int(ctx.config["RETENTION_DAYS"]))
         created = as_utc(bounce.created_at)
         if not was_bouncing and created is not None and created < now - window:
@@ -213,12 +266,14 @@ def _bounce_row(session: Session, digest: str, now: datetime) -> Bounce:
     return session.exec(select(Bounce).where(Bounce.address_hash == digest).with_for_update()).one()
 
 
-def _counted_before(session: Session, inbound: Inbound, outbox_id: int) -> bool:
+def _counted_before(ctx: Context, session: Session, inbound: Inbound, outbox_id: int) -> bool:
     """Whether a soft bounce for the same message was counted already (a delay
-    warning, then the report that the server gave up): one message, one count."""
+    warning, then the report that the server gave up): one message, one count.
+    Its return path is the row's tag (or, sent before tags, its plain id)."""
     return session.exec(select(Inbound.id).where(
         col(Inbound.id) != inbound.id, Inbound.outcome == SOFT,
-        col(Inbound.recipient).ilike(f"{LOCAL}+{outbox_id}@%"))).first() is not None
+        or_(col(Inbound.recipient).ilike(f"{LOCAL}+{bounce_tag(ctx.secret_key, outbox_id)}@%"),
+            col(Inbound.recipient).ilike(f"{LOCAL}+{outbox_id}@%")))).first() is not None
 
 
 def _tell_the_others(ctx: Context, session: Session, address: str, now: datetime) -> list[int | None]:

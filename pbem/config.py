@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 DEV_SECRET_KEY = "dev-only-secret-change-me"
 MIN_SECRET_KEY_LENGTH = 32
+#: The shortest PBEM_METRICS_TOKEN a public service accepts.
+MIN_METRICS_TOKEN_LENGTH = 24
 
 DEFAULTS: dict[str, Any] = {
     # None: SQLite in instance/ (or PBEM_INSTANCE_PATH), decided when the config is loaded.
@@ -101,6 +103,9 @@ DEFAULTS: dict[str, Any] = {
     # GET /metrics in Prometheus's text format (pbem.metrics); with several processes
     # on a host, set PROMETHEUS_MULTIPROC_DIR for all of them (README).
     "METRICS": False,
+    # The bearer token a scraper sends for GET /metrics (Authorization: Bearer ...);
+    # required with PBEM_METRICS=1 on a public base URL.  Empty on this machine: open.
+    "METRICS_TOKEN": "",
     # How often beat runs the outbox and inbound sweeps and the deadline scan (seconds).
     "CLOCK_SECONDS": 60.0,
     # How long a worker's claim on an outbox row lasts: a row whose worker died is
@@ -204,7 +209,8 @@ def check_safe(config: Mapping[str, Any]) -> None:
     """Refuse to run a process that would be unsafe in public: a missing, known or
     short secret key (sessions and links could be forged), a caught-mail mailbox
     anywhere but on this machine, or no way to send mail for a public address.
-    ``pbem demo`` (``DEMO``) is exempt; the tests (``TESTING``) may catch mail."""
+    ``pbem demo`` (``DEMO``) is exempt, but only on a loopback base URL; the
+    tests (``TESTING``) may catch mail."""
     delay, box = config.get("BOT_DELAY", 0), config.get("BOT_SECONDS", 1)
     if not isinstance(delay, (int, float)) or not 0 <= delay <= 3600:
         raise UnsafeConfig(f"PBEM_BOT_DELAY={delay!r}: the computer's pause must be 0 to 3600 seconds")
@@ -222,6 +228,12 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")
     if config.get("DEMO"):
+        demo_base = str(config.get("BASE_URL") or "")
+        if demo_base and not is_loopback(demo_base):
+            # The demo runs on the public development key, with a mailbox that shows every link.
+            raise UnsafeConfig(f"PBEM_BASE_URL={demo_base} is not on this machine: pbem demo runs on the "
+                               "development secret key with a mailbox that shows everyone's links, so it is for a "
+                               "loopback address only (to serve the public, see README, Running it in public)")
         return
     key = str(config.get("SECRET_KEY") or "")
     if not key:
@@ -254,6 +266,12 @@ def check_safe(config: Mapping[str, Any]) -> None:
         # A live but slow worker's message would be claimed again and sent twice.
         raise UnsafeConfig(f"PBEM_MAIL_LEASE_SECONDS={lease!r} is not longer than a "
                            f"delivery may take ({DELIVERY_TIME_LIMIT:g} s): a slow message would be sent twice")
+    metrics_token = str(config.get("METRICS_TOKEN") or "")
+    if config.get("METRICS") and not local and len(metrics_token) < MIN_METRICS_TOKEN_LENGTH:
+        # The page says how busy the service is and what its mail does: the operator's scraper only.
+        raise UnsafeConfig(f"PBEM_METRICS is on for the public base URL {config.get('BASE_URL')} without "
+                           f"PBEM_METRICS_TOKEN (at least {MIN_METRICS_TOKEN_LENGTH} random characters): "
+                           "anyone could read /metrics; set it, and give it to your scraper as its bearer token")
     local_hooks = [h.strip() for h in str(config.get("WEBHOOK_ALLOW") or "").split(",")
                    if h.strip() and _local_webhook_host(h)]
     if local_hooks and not config.get("TESTING"):

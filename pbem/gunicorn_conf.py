@@ -1,7 +1,12 @@
 """Gunicorn's hooks for the web app: ``gunicorn -c python:pbem.gunicorn_conf
 "pbem.web:create_app()"``.
 
-Only what metrics need: with ``PROMETHEUS_MULTIPROC_DIR`` set, the workers'
+The access log's logger: gunicorn's own writes each request's path, and a
+path holds a seat, sign-in or unsubscribe token (``GET /play/<token>``), so
+:class:`RedactingLogger` masks tokens and addresses in every atom of the line
+(``pbem.logs.redact_access``), whatever ``--access-logformat`` says.
+
+And what metrics need: with ``PROMETHEUS_MULTIPROC_DIR`` set, the workers'
 count files are cleared when the server starts (counts from a previous run
 would be summed with this one's), and a worker that exits hands back its
 live gauges.  Every other setting stays on gunicorn's command line."""
@@ -11,6 +16,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+
+from gunicorn.glogging import Logger  # type: ignore[import-untyped]  # no type information
+
+from pbem.logs import redact_access
+
+
+class RedactingLogger(Logger):  # type: ignore[misc]
+    """gunicorn's logger, its access lines with tokens and addresses masked."""
+
+    def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
+        return redact_access(super().atoms(resp, req, environ, request_time))
+
+
+#: gunicorn reads its settings from this module's names (``-c python:pbem.gunicorn_conf``).
+logger_class = RedactingLogger
 
 
 def on_starting(server: Any) -> None:

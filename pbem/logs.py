@@ -45,6 +45,25 @@ def redact(text: str) -> str:
     return _BEARER.sub(r"\1***", text)
 
 
+#: Access-log atoms (gunicorn's ``%({name}i)s`` request and ``%({name}o)s``
+#: response headers) that are credentials whole: never written, whatever the format.
+_SECRET_ATOMS = frozenset({"{cookie}i", "{authorization}i", "{proxy-authorization}i", "{set-cookie}o"})
+
+
+def redact_access(atoms: Mapping[str, Any]) -> dict[str, Any]:
+    """gunicorn's access-log atoms (the request line ``r``, path ``U``, query
+    ``q``, referer ``f``, headers ...) with every text :func:`redact`-ed and the
+    credential headers replaced by ``***``: ``GET /play/<token>`` is logged as
+    ``GET /play/***``, whatever ``--access-logformat`` the operator chose
+    (``pbem.gunicorn_conf`` installs it).
+
+    >>> redact_access({"r": "GET /play/Zq3kP1x0abcdEFGH12 HTTP/1.1", "s": "200", "{cookie}i": "session=x", "B": 5})
+    {'r': 'GET /play/*** HTTP/1.1', 's': '200', '{cookie}i': '***', 'B': 5}
+    """
+    return {k: "***" if k.lower() in _SECRET_ATOMS else redact(v) if isinstance(v, str) else v
+            for k, v in atoms.items()}
+
+
 #: The kinds of address the service receives mail at (``pbem.inbound.addresses``):
 #: a log may say which kind, never the token after the ``+``.
 _OUR_KINDS = ("move", "talk", "bounce")

@@ -7,7 +7,10 @@ With several processes (gunicorn's workers, Celery's) each writes its counts to
 files in ``PROMETHEUS_MULTIPROC_DIR`` and any one of them serves the sum
 (prometheus-client's multiprocess mode); without it, a process serves its own.
 Labels are codes and kinds, never a game, a person or an address: a label's
-every value is a series kept for ever."""
+every value is a series kept for ever.  Nor may a label tell anything of one:
+a sign-in mail is sent for an address that plays here and dropped for one that
+does not, so sign-in mails are counted once each as ``handled``, whatever
+became of them (:func:`mail`)."""
 
 from __future__ import annotations
 
@@ -40,7 +43,19 @@ def move(outcome: str) -> None:
     MOVES.labels(outcome=outcome).inc()
 
 
+#: What every sign-in mail is counted as, sent or dropped (see :func:`mail`).
+LOGIN_OUTCOME = "handled"
+
+
 def mail(kind: str, outcome: str) -> None:
+    if kind == "login":
+        # Sent (the address plays here), skipped (it does not), retried or failed
+        # (only a sent one can be): the counts would tell a watcher of /metrics
+        # whether an address they asked a link for is known.  One count per mail,
+        # when it is done with, the same either way.
+        if outcome == "retry":
+            return
+        outcome = LOGIN_OUTCOME
     MAIL.labels(kind=kind, outcome=outcome).inc()
 
 

@@ -12,6 +12,8 @@ and must be a single plain mailbox: no quotes, no encoded words, nothing that a
 'Zoë'
 >>> clean_address(" Ann@Example.ORG ")
 'ann@example.org'
+>>> mailbox("Ann.Lee+games@GoogleMail.com"), mailbox("ann.lee+x@example.org")
+('annlee@gmail.com', 'ann.lee@example.org')
 """
 
 from __future__ import annotations
@@ -90,5 +92,44 @@ def clean_address(raw: object) -> str:
 
 
 def address_hash(address: str) -> str:
-    """What the suppression list keeps of an address."""
+    """The SHA-256 of the address as written (lower case): what the ratings and
+    bounce marks keep of an address, and what suppression rows made before
+    :func:`mailbox_hash` hold."""
     return hashlib.sha256(address.strip().lower().encode()).hexdigest()
+
+
+#: Providers that ignore dots in the local part (``a.b@gmail.com`` is ``ab@gmail.com``),
+#: by domain, with the domain their mailboxes are under: Gmail, whose old name
+#: googlemail.com reaches the same mailboxes.  Elsewhere dots count (many
+#: providers give ``a.b@`` and ``ab@`` to different people).
+DOTLESS_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+
+
+def mailbox(address: str) -> str:
+    """The mailbox an address reaches, as the limits and the never-mail list
+    count it: lower case, a ``+tag`` removed (``ann+x@`` reaches ``ann@`` at
+    every provider that reads tags, and one that does not bounces it), and dots
+    left out where the provider ignores them (:data:`DOTLESS_DOMAINS`).  So
+    ``Ann+1@x``, ``ann+2@x`` and ``ann@x`` are one mailbox."""
+    local, at, domain = address.strip().lower().rpartition("@")
+    if not at:
+        return address.strip().lower()
+    base = local.split("+", 1)[0] or local  # "+x@" alone has no tag to take away
+    if domain in DOTLESS_DOMAINS:
+        base, domain = base.replace(".", "") or base, DOTLESS_DOMAINS[domain]
+    return f"{base}@{domain}"
+
+
+def mailbox_hash(address: str) -> str:
+    """What the never-mail list keeps of an address: the SHA-256 of its
+    :func:`mailbox`."""
+    return hashlib.sha256(mailbox(address).encode()).hexdigest()
+
+
+def suppression_hashes(address: str) -> list[str]:
+    """The suppression rows that stop mail to ``address``: its mailbox's, and
+    (rows written before mailboxes were counted held the address as written)
+    the address's own.  Migration 0012 gave old rows whose address the
+    database still held their mailbox's hash; any other old row stops its exact
+    address only (a hash cannot be turned back into its mailbox)."""
+    return sorted({mailbox_hash(address), address_hash(address)})

@@ -29,7 +29,7 @@ from .language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTime
                        clean_time_zone)
 from .models import Bounce, Game, Login, MoveRecord, Outbox, Seat, Suppression, table_of
 from .outbox import enqueue
-from .players import BadAddress, BadName, address_hash, clean_address, clean_name
+from .players import BadAddress, BadName, address_hash, clean_address, clean_name, mailbox_hash, suppression_hashes
 from .rules import Move, RulesError
 from .rules.bots import choose_move
 from .rules.computer import Budget, Level, computer_move as decide
@@ -386,19 +386,23 @@ def _invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetim
 
 
 def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
-    hashes = {address_hash(p.email): n for n, p in enumerate(players, 1) if p.bot is None}
+    """Refuse a game naming an address on the never-mail list.  The answer says
+    that the address cannot be invited, never why: whoever starts a game may be
+    a stranger to the address, who must not learn that it opted out."""
+    hashes = {h: n for n, p in reversed(list(enumerate(players, 1))) if p.bot is None
+              for h in suppression_hashes(p.email)}
     found = session.exec(select(Suppression.address_hash)
-                         .where(col(Suppression.address_hash).in_(list(hashes)))).first()
-    if found is not None:
-        n = hashes[found]
-        raise errors.Invalid(N_("player %(number)d: %(email)s has asked us never to send them mail"), number=n,
-                             email=players[n - 1].email,
-                             code="suppressed", player=n, field="email")
+                         .where(col(Suppression.address_hash).in_(list(hashes)))).all()
+    if found:
+        n = min(hashes[h] for h in found)
+        raise errors.Invalid(N_("player %(number)d: %(email)s cannot be invited"), number=n,
+                             email=players[n - 1].email, code="cannot-invite", player=n, field="email")
 
 
 def is_suppressed(session: Session, address: str) -> bool:
-    return session.exec(select(Suppression.id).where(Suppression.address_hash == address_hash(address))).first() \
-        is not None
+    """Whether the address's mailbox is on the never-mail list (any ``+tag`` of it, any case)."""
+    return session.exec(select(Suppression.id).where(
+        col(Suppression.address_hash).in_(suppression_hashes(address)))).first() is not None
 
 
 def is_unreachable(session: Session, address: str) -> bool:
@@ -417,7 +421,7 @@ def never_mail(ctx: Context, token: object) -> None:
         if not is_suppressed(session, seat.email):
             try:
                 with session.begin_nested():  # two clicks at once: the second finds the row
-                    session.add(Suppression(address_hash=address_hash(seat.email), created_at=now))
+                    session.add(Suppression(address_hash=mailbox_hash(seat.email), created_at=now))
             except IntegrityError:
                 pass
         seat.mail = "none"
@@ -750,6 +754,8 @@ def _login_for(session: Session, token: object, now: datetime) -> Login:
                                   code="used-link")
     if as_utc(login.expires_at) <= now:
         raise errors.Unauthorized(N_("this sign-in link has expired; ask for a new one"), code="expired-link")
+    if login.ended_at is not None:  # ended before it was used: signed out everywhere, or a seat link replaced
+        raise errors.Unauthorized(N_("this sign-in link is not valid"), code="invalid-link")
     return login
 
 
@@ -791,6 +797,27 @@ def signed_in(ctx: Context, email: object, login_id: object) -> bool:
         return session.exec(select(Login.id).where(
             col(Login.id) == login_id, col(Login.email) == email, col(Login.used_at).is_not(None),
             col(Login.used_at) > since, col(Login.ended_at).is_(None))).first() is not None
+
+
+def _end_sessions(session: Session, email: str, now: datetime, *, keep: object = None) -> int:
+    """End every browser session of ``email``, and every sign-in link for it not
+    yet used, but the session ``keep`` (a login id): how many there were."""
+    if not email:
+        return 0
+    query = update(Login).where(col(Login.email) == email, col(Login.ended_at).is_(None))
+    if isinstance(keep, int) and not isinstance(keep, bool):
+        query = query.where(col(Login.id) != keep)
+    return int(session.exec(query.values(ended_at=now)).rowcount)
+
+
+def sign_out_everywhere(ctx: Context, email: object) -> int:
+    """"Sign out everywhere" on the signed-in dashboard: every session of the
+    address ends (this one too), on every device, and a sign-in link not yet
+    used opens nothing more.  How many there were."""
+    if not isinstance(email, str):
+        return 0
+    with session_scope(ctx.engine) as session:
+        return _end_sessions(session, email, ctx.now())
 
 
 def sign_out(ctx: Context, login_id: object) -> None:
@@ -835,15 +862,19 @@ def games_of(ctx: Context, email: str, page: int = 1) -> tuple[list[dict[str, An
         return out, more
 
 
-def replace_seat_link(ctx: Context, token: object) -> str:
+def replace_seat_link(ctx: Context, token: object, *, keep_login: object = None) -> str:
     """A leaked seat link can be replaced: the seat gets a new token, the old one
     stops working at once, and the new link is mailed to the seat's own address
-    (never shown to whoever holds the old one).  Returns the game's public id."""
+    (never shown to whoever holds the old one).  Whoever had the link may have
+    had more: every browser session signed in with the seat's address ends too
+    (and its sign-in links not yet used), but ``keep_login``, the session of
+    the browser asking, if it is one.  Returns the game's public id."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, _ = seat_and_game(session, token)
         # Counted per seat, not per token: each new link is a new token.
         ctx.limit("LIMIT_NEW_LINK", [f"seat:{seat.id}"])
+        _end_sessions(session, seat.email, now, keep=keep_login)
         seat.token_salt = tokens.new_salt()
         seat.token_hash = tokens.digest(tokens.derive(ctx.secret_key, "seat", seat.token_salt))
         session.add(seat)

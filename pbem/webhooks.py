@@ -111,6 +111,19 @@ def shown_error(stored: str | None) -> str | None:
     return stored if stored in ERRORS or _HTTP_STATUS.fullmatch(stored) else NO_CONNECTION
 
 
+def delivery_id(secret_key: str, outbox_id: int | None) -> str:
+    """The ``X-PBEM-Delivery`` of a post: the same for every try of one post (a
+    receiver can drop a repeat), and derived (HMAC) from the secret key and the
+    outbox row, so that it tells no row id: a receiver cannot count the
+    service's mail by it.
+
+    >>> a = delivery_id("key", 41)
+    >>> len(a), a == delivery_id("key", 41), a == delivery_id("key", 42), "41" in a
+    (32, True, False, False)
+    """
+    return tokens.derive(secret_key, "webhook-delivery", str(outbox_id))[:32]
+
+
 def signing_secret(secret_key: str, hook: Webhook) -> str:
     return tokens.derive(secret_key, "webhook", hook.secret_salt)
 

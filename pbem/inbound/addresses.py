@@ -2,7 +2,8 @@
 
 - ``move+TOKEN@`` — a turn mail's reply address (a :class:`pbem.models.ReplyToken`);
 - ``talk+TOKEN@`` — a table-talk mail's reply address (the same kind of token);
-- ``bounce+ID@`` — the return path (VERP) of outbox row ``ID``;
+- ``bounce+TAG@`` — the return path (VERP) of an outbox row: its id encrypted
+  (``pbem.bounces.bounce_tag``), or, in mail sent before, the plain id;
 - ``move@`` and ``talk@`` — the same with the ``+tag`` dropped by a mail
   client: the worker finds the turn through ``In-Reply-To``/``References``.
 
@@ -34,14 +35,15 @@ from ..tokens import well_formed
 
 KINDS = ("move", "talk", "bounce")
 _LOCAL = re.compile(r"(move|talk|bounce)(?:\+(.+))?", re.IGNORECASE)
-_ROW_ID = re.compile(r"[0-9]{1,18}")
+#: A bounce tag: an encrypted row id (26 base32 characters), or a plain one.
+_ROW_ID = re.compile(r"[a-z2-7]{26}|[0-9]{1,18}", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Recipient:
     #: ``move``, ``talk`` or ``bounce``
     kind: str
-    #: The reply token, or the outbox row id (as text); ``None`` when dropped.
+    #: The reply token, or the bounce tag; ``None`` when dropped.
     tag: str | None
 
 

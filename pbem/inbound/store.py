@@ -17,6 +17,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..context import Context
 from ..db import session_scope
+from ..bounces import outbox_id_of
 from ..models import Inbound, Outbox, ReplyToken, table_of
 from ..tokens import digest
 from . import addresses
@@ -40,8 +41,11 @@ def accept_recipient(ctx: Context, recipient: str) -> bool:
     if found.tag is None:
         return True
     if found.kind == "bounce":
+        outbox_id = outbox_id_of(recipient, ctx.secret_key)  # the tag decrypted (or an old plain id)
+        if outbox_id is None:
+            return False
         outbox = table_of(Outbox)
-        query = select(exists().where(outbox.c.id == int(found.tag)))
+        query = select(exists().where(outbox.c.id == outbox_id))
     else:
         reply = table_of(ReplyToken)
         # Reply tokens are written in lower case (pbem.replies): so is the look-up.

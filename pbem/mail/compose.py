@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
-from .. import replies, services, webhooks
+from .. import replies, services, unsubscribing, webhooks
 from ..context import Context
 from ..db import as_utc
 from ..models import Game, Login, Outbox, Seat, TableMessage, Webhook, table_of
@@ -94,7 +94,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         since = _last_turn_ply(view, seat.position)
     context = mail_context(view, seat_name=seat.name, link=link, since_ply=since, now=ctx.now(), w=w)
     context.update(kind=row.kind, base_url=ctx.base_url,
-                   unsubscribe=f"{ctx.base_url}/unsubscribe/{services.seat_token(ctx, seat)}",
+                   unsubscribe=unsubscribing.link(ctx, game, seat),  # a token that only stops mail
                    reply_to=envelope.get("reply_to"), seat_email=seat.email, **answer)
     if row.kind == "reply-refused":
         context.update(legal_moves=legal_moves_text(view, w))

@@ -11,7 +11,8 @@ chose the channel, and read their seat page in it).  Per kind:
 - Slack: ``{"text": ...}`` (``&``, ``<`` and ``>`` escaped as Slack wants);
 - json: ``{"game", "event", "ply", "to_move", "url"}``, signed:
   ``X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>``; beside it
-  ``X-PBEM-Timestamp`` (Unix seconds), ``X-PBEM-Delivery`` (the post's id) and
+  ``X-PBEM-Timestamp`` (Unix seconds), ``X-PBEM-Delivery`` (the post's id: opaque,
+  the same on every retry, :func:`pbem.webhooks.delivery_id`) and
   ``X-PBEM-Signature-256-Timestamped: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>``,
   for a receiver that refuses replays."""
 
@@ -32,8 +33,8 @@ from ..models import Game, Outbox, Seat, Webhook
 from ..rules import classic_board
 from ..rules.views import View
 from ..webhook_events import webhook_id_of
-from ..webhooks import (DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_HEADER, signature,
-                        signing_secret, timestamped_signature)
+from ..webhooks import (DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_HEADER, delivery_id,
+                        signature, signing_secret, timestamped_signature)
 from ..words import Words, names_text
 
 USER_AGENT = "ClansByMail-Webhook/1"
@@ -82,7 +83,7 @@ def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:
             "Content-Type": "application/json",
             SIGNATURE_HEADER: signature(secret, body),
             TIMESTAMP_HEADER: str(timestamp),
-            DELIVERY_HEADER: str(row.id),
+            DELIVERY_HEADER: delivery_id(ctx.secret_key, row.id),
             TIMESTAMPED_HEADER: timestamped_signature(secret, timestamp, body)})
     if hook.kind == "slack":
         body = json.dumps({"text": f"{_slack(text)}\n<{url}>"}, ensure_ascii=False).encode()

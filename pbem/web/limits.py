@@ -6,10 +6,17 @@ Limits are configuration (``LIMIT_*``, in Flask-Limiter's notation such as
 ``5 per minute; 20 per hour``).  They guard what an anonymous visitor can make
 the service do that sends mail or costs work: starting games, sign-in mails,
 invitations to one address, new seat links.  A player's moves and page views are
-never limited.  The service layer reaches them through ``Context.limit``."""
+never limited.  The service layer reaches them through ``Context.limit``.
+
+A key that is an email address counts for its mailbox (``pbem.players.mailbox``:
+``ann+1@x`` and ``Ann+2@x`` are ``ann@x``), and the store holds only an HMAC of
+that mailbox under the secret key (:func:`stored_key`): nothing in Redis names a
+person, before or after ``pbem admin forget``."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import logging
 import time
@@ -23,6 +30,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import FixedWindowRateLimiter, RateLimiter
 
 from ..errors import RateLimited
+from ..players import mailbox
 from ..words import N_
 
 log = logging.getLogger(__name__)
@@ -55,15 +63,16 @@ class Limits:
 
     def _count(self, strategy: RateLimiter, name: str, keys: Sequence[str]) -> None:
         items = parse_many(str(self.config[name]))
-        over = [(item, key) for item in items for key in keys if not strategy.hit(item, name, key)]
+        stored = {stored_key(str(self.config["SECRET_KEY"]), key): key for key in keys}
+        over = [(item, key) for item in items for key in stored if not strategy.hit(item, name, key)]
         if over:
             item, key = over[0]
             reset = strategy.get_window_stats(item, name, key).reset_time
             # When every full window has passed (a day's limit, filled by the same requests,
             # can outlast the five minutes' one): a page that says when to ask again says that.
             clear = max(stats.reset_time for stats in (strategy.get_window_stats(i, name, k)
-                                                       for i in items for k in keys) if stats.remaining <= 0)
-            log.warning("rate limit %s (%s) reached for %s", name, item, _shown(key))
+                                                       for i in items for k in stored) if stats.remaining <= 0)
+            log.warning("rate limit %s (%s) reached for %s", name, item, _shown(stored[key]))
             raise RateLimited(N_("too many requests: please wait and try again later"),
                               retry_after=int(reset - time.time()) + 1,
                               clear_after=int(max(reset, clear) - time.time()) + 1)
@@ -84,6 +93,24 @@ def client_key(address: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
+
+
+def stored_key(secret_key: str, key: str) -> str:
+    """What the store counts under for ``key``: an email address becomes
+    ``mailbox:`` and the HMAC-SHA256 of its mailbox under the secret key (a bare
+    SHA-256 of an address could be found by hashing a list of addresses); other
+    keys (an IP address, ``seat:12``) are kept as they are.
+
+    >>> k = stored_key("key", "Ann+1@example.org")
+    >>> k == stored_key("key", "ann+2@EXAMPLE.org") == stored_key("key", "ann@example.org"), "ann" in k
+    (True, False)
+    >>> stored_key("key", "192.0.2.1")
+    '192.0.2.1'
+    """
+    if "@" not in key:
+        return key
+    mac = hmac.new(secret_key.encode(), b"limit-mailbox|" + mailbox(key).encode(), hashlib.sha256).hexdigest()
+    return f"mailbox:{mac}"
 
 
 def _shown(key: str) -> str:

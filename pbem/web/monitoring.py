@@ -1,14 +1,17 @@
 """``GET /metrics`` for Prometheus, and the time each request takes.
 
 Off unless ``PBEM_METRICS=1``: the page says how busy the service is, which
-is the operator's business; an operator who turns it on serves it to their
-scraper only (README, "Running it in public").  Never rate-limited, no cookie."""
+is the operator's business.  With ``PBEM_METRICS_TOKEN`` set, only a request
+with ``Authorization: Bearer <that token>`` gets it (401 otherwise); a public
+service does not start without one (``pbem.config.check_safe``), so only a
+loopback one may leave it open.  Never rate-limited, no cookie."""
 
 from __future__ import annotations
 
+import hmac
 import time
 
-from flask import Blueprint, Flask, Response, g, request
+from flask import Blueprint, Flask, Response, current_app, g, request
 
 from .. import metrics
 from ..app_context import context
@@ -16,8 +19,22 @@ from ..app_context import context
 bp = Blueprint("monitoring", __name__)
 
 
+def _allowed() -> bool:
+    token = str(current_app.config.get("METRICS_TOKEN") or "")
+    if not token:
+        return True  # this machine only (check_safe refuses a public service without one)
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    # Constant time: the answer's timing tells nothing of how much of a guess was right.
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
 @bp.get("/metrics")
 def exposition() -> Response:
+    if not _allowed():
+        refused = Response("a bearer token is needed for /metrics\n", status=401, mimetype="text/plain")
+        refused.headers["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        refused.headers["Cache-Control"] = "no-store"
+        return refused
     response = Response(metrics.exposition(context().engine), mimetype="text/plain")
     response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
     response.headers["Cache-Control"] = "no-store"

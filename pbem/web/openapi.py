@@ -363,10 +363,10 @@ def _paths() -> dict[str, Any]:
                 "400": _BAD_JSON,
                 "413": _TOO_LARGE,
                 "422": _refused("The players or the turn time are not acceptable; `invalid-players` covers the "
-                                "number of players, duplicates and names, `suppressed` an address that asked "
-                                "never to be mailed.",
+                                "number of players, duplicates and names, `cannot-invite` an address that may not be "
+                                "mailed (the answer does not say why).",
                                 "invalid-players", "invalid-name", "invalid-email", "invalid-turn-hours",
-                                "invalid-language", "invalid-time-zone", "suppressed"),
+                                "invalid-language", "invalid-time-zone", "cannot-invite"),
                 "429": _RATE_LIMITED,
             }}},
         "/games/{id}": {"get": {

@@ -577,7 +577,8 @@ def new_link(token: str) -> Any:
     address, and this one stops working at once."""
     ctx = context()
     seat_words(services.seat_view(ctx, token))  # the page speaks the seat's language
-    services.replace_seat_link(ctx, token)
+    # The other sessions of the seat's address end; this browser's (if it is one of them) stays.
+    services.replace_seat_link(ctx, token, keep_login=session.get("login") if signed_in_email() else None)
     return render_template("new_link.html")
 
 
@@ -650,6 +651,19 @@ def ratings_choice() -> Any:
     flash(w._("Saved: your rating and stats are shown here.") if on
           else w._("Saved: your rating and stats are no longer shown."), "ok")
     return redirect(url_for(".games") + "#ratings", 303)
+
+
+@bp.post("/logout/everywhere")
+def logout_everywhere() -> Any:
+    """End every session signed in with this address, this one too (on the
+    signed-in dashboard): a browser left signed in elsewhere opens nothing more."""
+    email = signed_in_email()
+    if not email:
+        raise Unauthorized(N_("sign in first: ask for a sign-in link by email"), code="not-signed-in")
+    services.sign_out_everywhere(context(), email)
+    _fresh_session()
+    flash(words()._("You are signed out everywhere: on every device and in every browser."), "ok")
+    return redirect(url_for(".home"), 303)
 
 
 @bp.post("/logout")

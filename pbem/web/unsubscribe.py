@@ -1,28 +1,34 @@
 """One-click unsubscribe (RFC 8058) from a game's mail.
 
-Every game email carries ``List-Unsubscribe: <{BASE_URL}/unsubscribe/{seat_token}>``
-and ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``.
+Every game email carries ``List-Unsubscribe: <{BASE_URL}/unsubscribe/{token}>``
+and ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, the token one that
+can only stop mail (:mod:`pbem.unsubscribing`), never the seat token: mail
+programs and scanners read that header.
 
 - ``GET`` shows a page with a button and changes nothing: mail scanners open
   every link before people do.
 - ``POST`` turns that player's mail for that game off (``seat.mail = "none"``).
   Mail clients send it with the body ``List-Unsubscribe=One-Click`` and no
-  cookies, so it is exempt from the forms' CSRF check; the seat token in the
-  address is the credential, and the only thing it can do is stop mail.
+  cookies, so it is exempt from the forms' CSRF check; the token in the address
+  is the credential, and the only thing it can do is stop mail.
 - A bad token is ``401`` and changes nothing.
+- Links in mail sent before there were unsubscribe tokens carry the seat token:
+  they still work here (for stopping mail only).
 
-A table talk mail's link is ``/unsubscribe/{seat_token}/talk``: the same, for
-that player's talk mail only (their turn mail goes on).
+A table talk mail's link is ``/unsubscribe/{token}/talk``: the same, for that
+player's talk mail only (their turn mail goes on).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, g, render_template, request
+from flask_babel import refresh
 
-from .. import services, talk as table_talk
+from .. import services, unsubscribing
 from ..app_context import context
+from ..language import DEFAULT_TIME_ZONE
 from .limits import limits
 from .locale import seat_words, words
 
@@ -33,32 +39,36 @@ ONE_CLICK_ENDPOINT = "unsubscribe.unsubscribe"
 ONE_CLICK_TALK_ENDPOINT = "unsubscribe.unsubscribe_talk"
 
 
-def _page(**values: Any) -> str:
-    return render_template("unsubscribe.html", **values)
+def _speak(view: unsubscribing.StopView) -> None:
+    """The page in the seat's language and time zone."""
+    g.language = view["language"]
+    g.time_zone = view["time_zone"] or DEFAULT_TIME_ZONE
+    refresh()  # Flask-Babel caches the locale per request
+
+
+def _page(token: str, view: unsubscribing.StopView, **values: Any) -> str:
+    # An unsubscribe token opens no seat: the page names the game page without
+    # a link (an old mail's seat token may have its link: its holder has it).
+    link = f"{context().base_url}/play/{token}" if view["seat_token"] else None
+    return render_template("unsubscribe.html", game=view["game"], name=view["name"], link=link, **values)
 
 
 @bp.route("/unsubscribe/<token>", methods=["GET", "HEAD"])
 def confirm(token: str) -> Any:
-    view = services.seat_view(context(), token)  # 401 for a bad token
-    seat_words(view)
-    return _page(title=words()._("Stop turn mail for this game?"), done=False, game=view["game"],
-                 name=view["you"], link=f"{context().base_url}/play/{token}")
+    view = unsubscribing.view(context(), token)  # 401 for a bad token
+    _speak(view)
+    return _page(token, view, title=words()._("Stop turn mail for this game?"), done=False)
 
 
 @bp.post("/unsubscribe/<token>")
 def unsubscribe(token: str) -> Any:
-    ctx = context()
-    one_click = request.form.get("List-Unsubscribe") == "One-Click"
-    # The page says whether mail was already off; set_mail refuses a bad token (401)
-    # before it changes anything.
-    before = None if one_click else services.seat_view(ctx, token)
-    view = services.set_mail(ctx, token, "none")
-    seat_words(view)
-    if one_click:
+    # 401 for a bad token, changing nothing.
+    before, view = unsubscribing.stop(context(), token)
+    _speak(view)
+    if request.form.get("List-Unsubscribe") == "One-Click":
         return Response(words()._("Unsubscribed: no more turn mail for game %(game)s.", game=view["game"]) + "\n",
                         mimetype="text/plain")
-    return _page(title=words()._("Mail stopped"), done=True, game=view["game"], mail_was=before and before["mail"],
-                 link=f"{ctx.base_url}/play/{token}")
+    return _page(token, view, title=words()._("Mail stopped"), done=True, mail_was=before["mail"])
 
 
 # -- table talk mail -------------------------------------------------------------
@@ -69,22 +79,19 @@ def unsubscribe(token: str) -> Any:
 
 @bp.route("/unsubscribe/<token>/talk", methods=["GET", "HEAD"])
 def confirm_talk(token: str) -> Any:
-    view = services.seat_view(context(), token)  # 401 for a bad token
-    seat_words(view)
-    return _page(title=words()._("Stop the table talk mail for this game?"), done=False, talk=True,
-                 game=view["game"], name=view["you"], link=f"{context().base_url}/play/{token}")
+    view = unsubscribing.view(context(), token)  # 401 for a bad token
+    _speak(view)
+    return _page(token, view, title=words()._("Stop the table talk mail for this game?"), done=False, talk=True)
 
 
 @bp.post("/unsubscribe/<token>/talk")
 def unsubscribe_talk(token: str) -> Any:
-    ctx = context()
-    view = table_talk.set_talk_mail(ctx, token, False)  # 401 for a bad token, changing nothing
-    seat_words(view)
+    _, view = unsubscribing.stop(context(), token, talk=True)  # 401 for a bad token, changing nothing
+    _speak(view)
     if request.form.get("List-Unsubscribe") == "One-Click":
         return Response(words()._("Unsubscribed: no more table talk mail for game %(game)s.", game=view["game"])
                         + "\n", mimetype="text/plain")
-    return _page(title=words()._("Table talk mail stopped"), done=True, talk=True, game=view["game"],
-                 link=f"{ctx.base_url}/play/{token}")
+    return _page(token, view, title=words()._("Table talk mail stopped"), done=True, talk=True)
 
 
 # -- never email me again -------------------------------------------------------

@@ -200,6 +200,11 @@ def test_seat_pages_in_every_state(audit: Audit, live: Any) -> None:
     page = audit.visit(f"/unsubscribe/{other}", "unsubscribe")
     submit(page, "main form button[type=submit]")
     audit.check(page, "unsubscribed")
+    # The header's link: a token that only stops mail (the page links to no seat).
+    stop = str(caught(ctx, kind="turn")[-1]["List-Unsubscribe"]).strip("<>")
+    page = audit.visit(stop[stop.index("/unsubscribe/"):], "unsubscribe (the header's token)")
+    submit(page, "main form button[type=submit]")
+    audit.check(page, "unsubscribed (the header's token)")
 
     # A refused request: the 429 page (the limit answers as if reached).
     def refuse(name: str, keys: Any) -> None:

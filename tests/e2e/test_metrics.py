@@ -26,6 +26,9 @@ from tests.support.games import new_game, to_move
 from tests.support.smtp import free_port
 
 GUNICORN = Path(sys.executable).with_name("gunicorn")
+#: The scraper's bearer token (PBEM_METRICS_TOKEN).
+TOKEN = "scraper-token-0123456789abcdefghij"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def _value(text: str, name: str, **labels: str) -> float:
@@ -52,7 +55,7 @@ def server(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[Any]:
     folder.mkdir()
     (folder / "stale_999999.db").write_bytes(b"from an earlier run")  # cleared when the server starts
     env = {**os.environ, "PBEM_DATABASE_URL": database_url, "PBEM_SECRET_KEY": SECRET, "PBEM_BASE_URL": base,
-           "PBEM_METRICS": "1", "PROMETHEUS_MULTIPROC_DIR": str(folder), "PBEM_BOT_DELAY": "0",
+           "PBEM_METRICS": "1", "PBEM_METRICS_TOKEN": TOKEN, "PROMETHEUS_MULTIPROC_DIR": str(folder), "PBEM_BOT_DELAY": "0",
            "PBEM_BROKER_URL": broker}
     proc = subprocess.Popen([str(GUNICORN), "-w", "2", "-b", f"127.0.0.1:{port}", "-c", "python:pbem.gunicorn_conf",
                              "--graceful-timeout", "2", "pbem.web:create_app()"], env=env, cwd=tmp_path,
@@ -89,6 +92,10 @@ def server(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[Any]:
 def test_a_short_games_counts_are_summed_over_every_process(server: Any) -> None:
     base, ctx, folder = server
     assert not (folder / "stale_999999.db").exists()
+    # Only the scraper with the token reads it.
+    refused = requests.get(base + "/metrics", timeout=20)
+    assert refused.status_code == 401 and "pbem_" not in refused.text
+    assert requests.get(base + "/metrics", headers={"Authorization": "Bearer nope"}, timeout=20).status_code == 401
     game_id, toks = new_game(ctx, 2)
     moves = 6
     for _ in range(moves):
@@ -119,7 +126,7 @@ def test_a_short_games_counts_are_summed_over_every_process(server: Any) -> None
     # Each move's turn mail goes through Redis to the Celery worker, which counts
     # what became of it: sent, or skipped when the game had moved on by then.
     def handled() -> float:
-        text = requests.get(base + "/metrics", timeout=20).text
+        text = requests.get(base + "/metrics", headers=AUTH, timeout=20).text
         return sum(_value(text, "pbem_mail_total", kind="turn", outcome=o) for o in ("sent", "skipped"))
 
     wait_until(lambda: handled() == moves, timeout=60)
@@ -128,7 +135,7 @@ def test_a_short_games_counts_are_summed_over_every_process(server: Any) -> None
     assert served == moves
 
     for _ in range(4):  # whichever worker answers, the sums are the same
-        text = requests.get(base + "/metrics", timeout=20).text
+        text = requests.get(base + "/metrics", headers=AUTH, timeout=20).text
         assert _value(text, "pbem_moves_total", outcome="accepted") == moves
         assert _value(text, "pbem_moves_total", outcome="stale") == 1
         assert _value(text, "pbem_moves_total", outcome="not-your-turn") == 1

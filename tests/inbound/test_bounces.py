@@ -46,7 +46,7 @@ def returned_headers(ctx: Any, row: Outbox) -> str:
     with session_scope(ctx.engine) as session:
         raw = session.exec(select(CaughtMail.raw).where(CaughtMail.message_id == row.message_id)).one()
     head = raw.split("\n\n", 1)[0]
-    return (f"Return-Path: <bounce+{row.id}@{DOMAIN}>\n"
+    return (f"Return-Path: <{return_path(ctx, row)}>\n"
             f"Received: from clans.example (clans.example [192.0.2.10])\n"
             f"\tby mx.clans.example (Postfix) with ESMTPS id 3F2A1C0123\n"
             f"\tfor <{row.recipient}>; {formatdate()}\n{head}\n")
@@ -143,9 +143,15 @@ def store(ctx: Any, raw: bytes, recipient: str, sender: str = "") -> int:
         return row.id
 
 
+def return_path(ctx: Any, row: Outbox) -> str:
+    """The envelope sender the row's message went out with."""
+    assert row.id is not None
+    return f"bounce+{bounces.bounce_tag(ctx.secret_key, row.id)}@{DOMAIN}"
+
+
 def bounce(ctx: Any, row: Outbox, **dsn: Any) -> str:
     """Bounce the message of ``row`` (its headers returned) and handle the bounce."""
-    to = f"bounce+{row.id}@{DOMAIN}"
+    to = return_path(ctx, row)
     returned = dsn.pop("returned", returned_headers(ctx, row))
     return bounces.handle_bounce(ctx, store(ctx, postfix_dsn(to, row.recipient, returned, **dsn), to))
 
@@ -393,12 +399,41 @@ def test_a_report_of_success_or_an_auto_reply_is_not_a_bounce(ctx: Any) -> None:
 
 
 def test_bounce_addresses() -> None:
-    config = {"BASE_URL": "https://Clans.Example:8443", "INBOUND_DOMAIN": ""}
-    assert bounces.return_path(config, 12) == "bounce+12@clans.example"
-    assert bounces.return_path({**config, "INBOUND_DOMAIN": "mail.clans.example"}, 7) == "bounce+7@mail.clans.example"
-    assert bounces.outbox_id_of("<Bounce+12@clans.example>") == 12
-    for other in ("move+12@clans.example", "bounce+x@clans.example", "bounce@clans.example", "bounce+12"):
-        assert bounces.outbox_id_of(other) is None
+    """The return path names its row by a tag that tells no id (issue 27): the id
+    encrypted under the secret key; return paths of mail sent before (the plain
+    id) are still read."""
+    key = "k" * 40
+    config = {"BASE_URL": "https://Clans.Example:8443", "INBOUND_DOMAIN": "", "SECRET_KEY": key}
+    paths = [bounces.return_path(config, n) for n in (1, 2, 3, 12, 10**12)]
+    for n, path in zip((1, 2, 3, 12, 10**12), paths):
+        local, _, host = path.partition("@")
+        tag = local.removeprefix("bounce+")
+        assert host == "clans.example" and len(tag) == 26 and tag.isalnum() and not tag.isdigit()
+        assert bounces.outbox_id_of(path, key) == n
+        assert bounces.outbox_id_of(f"<Bounce+{tag.upper()}@clans.example>", key) == n  # case changed on the way
+        assert bounces.outbox_id_of(path, "another key of forty characters ........") is None
+    assert len(set(paths)) == 5
+    assert bounces.return_path({**config, "INBOUND_DOMAIN": "mail.clans.example"}, 7).endswith("@mail.clans.example")
+    assert bounces.outbox_id_of("<Bounce+12@clans.example>", key) == 12  # mail sent before tags
+    tag = paths[0].partition("@")[0].removeprefix("bounce+")
+    for other in ("move+12@clans.example", "bounce+x@clans.example", "bounce@clans.example", "bounce+12",
+                  f"bounce+{tag[:-1]}a@clans.example" if tag[-1] != "a" else f"bounce+{tag[:-1]}b@clans.example",
+                  f"bounce+{tag}x@clans.example", f"bounce+{'a' * 26}@clans.example"):
+        assert bounces.outbox_id_of(other, key) is None, other
+
+
+def test_the_receiver_accepts_the_return_path_of_a_row_that_exists(ctx: Any) -> None:
+    from pbem.inbound.store import accept_recipient
+
+    new_game(ctx, start=False)
+    row = outbox(ctx)[0]
+    assert row.id is not None
+    assert accept_recipient(ctx, return_path(ctx, row))
+    assert accept_recipient(ctx, f"bounce+{row.id}@{DOMAIN}")  # mail sent before tags
+    other_key = bounces.bounce_tag("another secret key of forty characters ..", row.id)
+    missing = bounces.bounce_tag(ctx.secret_key, row.id + 1000)
+    for refused in (f"bounce+{other_key}@{DOMAIN}", f"bounce+{missing}@{DOMAIN}", f"bounce+{row.id + 1000}@{DOMAIN}"):
+        assert not accept_recipient(ctx, refused), refused
 
 
 # -- the return path on the wire ----------------------------------------------------------------
@@ -420,7 +455,7 @@ def test_mail_goes_out_with_a_verp_return_path(smtp_ctx: Any, smtp: SmtpServer) 
     rows = {r.message_id: r for r in outbox(ctx)}
     for received in got:
         row = rows[str(received.message["Message-ID"])]
-        assert received.mail_from == f"bounce+{row.id}@{DOMAIN}"
+        assert received.mail_from == f"bounce+{bounces.bounce_tag(ctx.secret_key, row.id)}@{DOMAIN}"
         assert received.rcpt_tos == [row.recipient]
         # The From header stays the service's; the receiving server writes Return-Path.
         assert str(received.message["From"]) == ctx.config["MAIL_FROM"]

@@ -11,7 +11,7 @@ from typing import Any
 from PIL import Image
 from sqlmodel import col, select
 
-from pbem import clock, services
+from pbem import clock, services, unsubscribing
 from pbem.db import session_scope
 from pbem.models import Outbox, Seat
 from tests.support.clock import frozen_clock
@@ -70,7 +70,11 @@ def check_message(got: Received, ctx: Any, *, board: bool) -> dict[str, Any]:
         with session_scope(ctx.engine) as session:
             seat = session.get(Seat, row.seat_id)
             assert seat is not None and services.seat_token(ctx, seat) == token
-        assert msg["List-Unsubscribe"] == f"<{BASE_URL}/unsubscribe/{token}>"
+        # A token that can only stop mail, never the seat's (issue 27).
+        assert seat.id is not None
+        assert msg["List-Unsubscribe"] == \
+            f"<{BASE_URL}/unsubscribe/{unsubscribing.token_for(ctx.secret_key, msg['X-PBEM-Game'], seat.id)}>"
+        assert token not in msg["List-Unsubscribe"]
         assert msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
         p["token"] = token
     return p
@@ -182,12 +186,12 @@ def test_unsubscribe_link_from_a_mail(smtp_app: Any, sctx: Any, smtp: Any) -> No
     client = smtp_app.test_client()
     page = client.get(path)
     assert page.status_code == 200 and b"<form" in page.data
-    assert services.seat_view(ctx, token)["mail"] == "every"
+    assert unsubscribing.view(ctx, token)["mail"] == "every"
     fresh = smtp_app.test_client()  # a mail client: no session, no CSRF token
     done = fresh.post(path, data="List-Unsubscribe=One-Click",
                       content_type="application/x-www-form-urlencoded")
     assert done.status_code == 200
-    assert services.seat_view(ctx, token)["mail"] == "none"
+    assert unsubscribing.view(ctx, token)["mail"] == "none"
     # No more turn mail to that player; the others still get theirs.
     before = len(smtp.collector.messages(to=turn.to, kind="turn"))
     t, view = to_move(ctx, toks)

@@ -266,7 +266,7 @@ def test_json_posts_carry_a_timestamped_signature_too(hctx: Any, receiver: Recei
     post = receiver.posts[-1]
     stamp = post.headers["x-pbem-timestamp"]
     assert stamp.isdigit() and abs(int(stamp) - hctx.now().timestamp()) < 60
-    assert post.headers["x-pbem-delivery"] == str(row.id)
+    assert post.headers["x-pbem-delivery"] == webhooks.delivery_id(hctx.secret_key, row.id) != str(row.id)
     # The body's signature as before; beside it the timestamp's and the body's.
     assert post.headers["x-pbem-signature"] == _sign(made.secret, post.body)
     assert post.headers["x-pbem-signature-256-timestamped"] == _sign(made.secret, stamp.encode() + b"." + post.body)

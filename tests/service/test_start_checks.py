@@ -127,7 +127,7 @@ def test_webhooks_to_this_machine_or_a_private_network_only_in_the_demo_or_the_t
     with pytest.raises(UnsafeConfig, match="PBEM_WEBHOOK_ALLOW"):
         check_safe(config(PBEM_WEBHOOK_ALLOW=allow))
     check_safe({**config(PBEM_WEBHOOK_ALLOW=allow), "TESTING": True})
-    check_safe({**config(PBEM_WEBHOOK_ALLOW=allow), "DEMO": True})
+    check_safe({**config(PBEM_WEBHOOK_ALLOW=allow, PBEM_BASE_URL="http://127.0.0.1:5000"), "DEMO": True})
 
 
 def test_public_webhook_hosts_may_be_allowed() -> None:
