@@ -16,6 +16,7 @@ from datetime import timedelta
 from typing import Any, Callable, Iterable
 
 from celery import Celery, Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.schedules import crontab
 from celery.signals import celeryd_after_setup
 from flask import Flask, current_app
@@ -87,8 +88,9 @@ def sweep_outbox() -> int:
 def handle_inbound(inbound_id: int) -> str:
     """Handle one received message (a reply, table talk, a bounce), at most once.
     It does not retry itself: a message whose handling failed stays pending with
-    its next try's time, and the sweep hands it on then."""
-    return handling.handle(context(), inbound_id)
+    its next try's time, and the sweep hands it on then.  One that ran out of
+    time is given up on, never tried again (it would only cost the time again)."""
+    return handling.handle(context(), inbound_id, time_limit=(SoftTimeLimitExceeded,))
 
 
 @_task(name="pbem.sweep_inbound", ignore_result=True, soft_time_limit=240, time_limit=300)

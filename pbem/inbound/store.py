@@ -37,8 +37,14 @@ def accept_recipient(ctx: Context, recipient: str) -> bool:
     found = addresses.parse(recipient, addresses.domain(ctx.config))
     if found is None:
         return False
+    return found.tag is None or known_tag(ctx, found)
+
+
+def known_tag(ctx: Context, found: addresses.Recipient) -> bool:
+    """Whether the tag of one of the service's addresses names something that
+    exists: the reply token, or the outbox row of a return path."""
     if found.tag is None:
-        return True
+        return False
     if found.kind == "bounce":
         outbox = table_of(Outbox)
         query = select(exists().where(outbox.c.id == int(found.tag)))
