@@ -14,12 +14,17 @@ that runs out of time is refused (:class:`WebhookRefused`, not tried again:
 it counts as a failure of the webhook all the same).
 
 What the setter of a webhook is told of a failure is a coarse category
-(:func:`category`), never what the receiver said."""
+(:func:`category`), never what the receiver said.  What the operator sees (the
+log, the outbox row's error in ``pbem admin outbox``) is what it said made
+harmless: every exception :func:`send` raises has a one-line message without
+terminal control sequences or control characters (:func:`shown`), so a
+receiver cannot clear or rewrite an operator's terminal."""
 
 from __future__ import annotations
 
 import http.client
 import io
+import re
 import select
 import socket
 import ssl
@@ -44,6 +49,25 @@ MAX_ANSWER = 2048
 #: other 4xx is the receiver refusing this post for good.
 _RETRY = {408, 425, 429}
 
+
+
+# ESC sequences: CSI (ESC [ ... final), OSC/DCS/PM/APC/SOS strings (to BEL or
+# ESC \\), and any other ESC with the character after it; then the 8-bit CSI.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|\x9b[0-?]*[ -/]*[@-~]?",
+                      re.DOTALL)
+
+
+def shown(text: str, most: int = 500) -> str:
+    """What a receiver said, as it may reach a log or a terminal: escape
+    sequences removed, every other control or invisible character (C0, C1,
+    DEL, line and paragraph breaks, bidirectional overrides) a space, runs of
+    spaces one, at most ``most`` characters.
+
+    >>> shown("ok\\x1b[2J\\x1b]0;pwned\\x07 done\\r\\nnext\\x9b31m line\\x00\\u202e!")
+    'ok done next line !'
+    """
+    text = _ESCAPES.sub("", text)
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())[:most]
 
 
 class _Clock:
@@ -181,13 +205,23 @@ def send(post: Post, config: Mapping[str, Any], *, timeout: float = TIMEOUT,
     """POST the body; returns once the receiver answered 2xx.  Raises
     :class:`WebhookRefused` for a lasting refusal (an address no longer allowed,
     a 4xx, a redirect) or a post that ran out of :data:`DEADLINE`, anything else
-    (no connection, 5xx, 429) to be tried again."""
+    (no connection, 5xx, 429) to be tried again.  The message of whatever it
+    raises is :func:`shown` (the receiver may have written it)."""
+    try:
+        _send(post, config, timeout, deadline)
+    except (WebhookRefused, WebhookUnavailable):
+        raise
+    except Exception as e:  # noqa: BLE001 - anything else, its message made harmless, is worth another try
+        raise WebhookUnavailable(shown(f"{e.__class__.__name__}: {e}"), category(e)) from e
+
+
+def _send(post: Post, config: Mapping[str, Any], timeout: float, deadline: float | None) -> None:
     try:
         target, ip = check_target(post.url, config)
     except Unresolvable as e:
-        raise WebhookUnavailable(str(e), NOT_FOUND) from e  # DNS may be back later
+        raise WebhookUnavailable(shown(str(e)), NOT_FOUND) from e  # DNS may be back later
     except Invalid as e:
-        raise WebhookRefused(f"the address is refused now: {e}", NOT_ALLOWED) from e
+        raise WebhookRefused(shown(f"the address is refused now: {e}"), NOT_ALLOWED) from e
     clock = _Clock(DEADLINE if deadline is None else deadline, timeout)
     kind = _HTTPSConnection if target.scheme == "https" else _HTTPConnection
     try:
@@ -202,11 +236,11 @@ def send(post: Post, config: Mapping[str, Any], *, timeout: float = TIMEOUT,
             conn.close()
     except TimeoutError as e:
         # Not tried again: a receiver this slow would hold a worker on every try.
-        raise WebhookRefused(f"no answer from {target.host} within the time allowed: {e}", TIMED_OUT) from e
+        raise WebhookRefused(shown(f"no answer from {target.host} within the time allowed: {e}"), TIMED_OUT) from e
     if 200 <= status < 300:
         return
     # For the operator's log (the outbox row): the setter sees only the category.
-    summary = f"HTTP {status} from {target.host}: {' '.join(said.split())[:200]}"
+    summary = f"HTTP {status} from {target.host}: {shown(said, 200)}"
     if 300 <= status < 400:
         raise WebhookRefused(summary, REDIRECT)
     if status < 500 and status not in _RETRY:
