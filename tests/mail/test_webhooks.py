@@ -408,3 +408,80 @@ def test_control_characters_of_a_receivers_answer_never_reach_logs_or_the_outbox
     shown, _ = admin.outbox_rows(hctx)
     assert any("gone" in (r["last_error"] or "") for r in shown)
     assert not any(_CONTROL.search(r["last_error"] or "") for r in shown)
+
+
+# -- the circuit breaker (issue 27 §2) ---------------------------------------------------------------------
+
+
+def _json_post(url: str) -> Post:
+    return Post(1, url, b"{}", {"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize("store", ["process", "redis"])
+def test_a_receiver_that_keeps_timing_out_is_skipped_for_a_while(store: str, redis_url: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """After BREAKER_FAILURES posts in a row that found no answer in time, a
+    receiver is not connected to for BREAKER_PAUSE: its posts fail at once (and
+    are tried again later). Another receiver is not affected."""
+    import redis
+
+    from tests.support.config import redis_db
+
+    config: dict[str, Any] = {"WEBHOOK_ALLOW": "127.0.0.1"}
+    if store == "redis":
+        config["BROKER_URL"] = redis_db(4)
+        redis.Redis.from_url(config["BROKER_URL"]).flushdb()
+    monkeypatch.setattr(webhook_http, "DEADLINE", 0.5)
+    slow, other = Tarpit(every=0.2).start(), Receiver().start()
+    try:
+        for _ in range(webhook_http.BREAKER_FAILURES):
+            with pytest.raises(webhook_http.WebhookRefused) as refused:
+                webhook_http.send(_json_post(slow.url), config)
+            assert refused.value.category == "timed out"
+        assert slow.connections == webhook_http.BREAKER_FAILURES
+        with pytest.raises(webhook_http.WebhookUnavailable) as skipped:
+            webhook_http.send(_json_post(slow.url), config)
+        assert skipped.value.category == "timed out" and "skipped" in str(skipped.value)
+        assert slow.connections == webhook_http.BREAKER_FAILURES  # not connected to
+        webhook_http.send(_json_post(other.url), config)  # another receiver is posted to
+        assert len(other.posts) == 1
+    finally:
+        slow.stop()
+        other.stop()
+    if store == "redis":
+        client = redis.Redis.from_url(config["BROKER_URL"])
+        keys = [k.decode() for k in client.keys("pbem:webhook-breaker:*")]
+        assert keys and all("127.0.0.1" not in k for k in keys)  # a hash of the receiver, not its name
+        (opened,) = [k for k in keys if k.endswith(":open")]
+        assert 0 < client.ttl(opened) <= webhook_http.BREAKER_PAUSE
+        client.flushdb()
+
+
+def test_an_answer_ends_a_run_of_slow_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only failures in a row open the breaker: a receiver that answers (even
+    with a refusal or a 5xx) between slow posts is never skipped."""
+    monkeypatch.setattr(webhook_http, "DEADLINE", 0.5)
+    config = {"WEBHOOK_ALLOW": "127.0.0.1"}
+    key = webhook_http.Breaker.key(parse_target("http://127.0.0.1:1/hook", frozenset({"127.0.0.1"})))
+    circuit = webhook_http.breaker(None)
+    for _ in range(webhook_http.BREAKER_FAILURES - 1):
+        assert not circuit.failed(key, "timed out")
+    circuit.answered(key)
+    for _ in range(webhook_http.BREAKER_FAILURES - 1):
+        assert not circuit.failed(key, "timed out")
+    assert circuit.skipped(key) is None
+    assert circuit.failed(key, "timed out") and circuit.skipped(key) == "timed out"
+    # Through send: a 503 answer resets the count of a receiver.
+    receiver = Receiver().start()
+    try:
+        receiver.status = 503
+        target_key = webhook_http.Breaker.key(parse_target(receiver.url, frozenset({"127.0.0.1"})))
+        for _ in range(webhook_http.BREAKER_FAILURES - 1):
+            circuit.failed(target_key, "timed out")
+        with pytest.raises(webhook_http.WebhookUnavailable):
+            webhook_http.send(_json_post(receiver.url), config)
+        for _ in range(webhook_http.BREAKER_FAILURES - 1):
+            circuit.failed(target_key, "timed out")
+        assert circuit.skipped(target_key) is None
+    finally:
+        receiver.stop()
