@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NoReturn, Sequence, cast, overload
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import object_session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -43,6 +43,13 @@ MAIL_CHOICES = ("every", "digest", "none")
 MAX_TURN_HOURS = 24 * 30
 #: The computer's levels, as the API and the forms name them.
 LEVELS = tuple(lv.value for lv in Level)
+#: Hard computer moves made in one hour, in all the games of one person (a
+#: human seat's address), at full strength; each is a search of up to
+#: BOT_SECONDS of a worker's CPU.  Beyond it, in the games of that person, the
+#: hard level searches with HARD_SMALL_BUDGET until the hour's count drops:
+#: it still plays well, for a tenth of the cost.
+HARD_MOVES_PER_HOUR = 60
+HARD_SMALL_BUDGET = Budget(playouts=240, seconds=0.08)
 #: The names the computer's seats take, the first not taken by a person.
 COMPUTER_NAMES = ("Ada", "Alan", "Grace", "Konrad", "Hedy", "Edsger", "Barbara", "Donald")
 #: If no worker has moved for the computer this long after its pause, the
@@ -1017,10 +1024,16 @@ def computer_move(ctx: Context, game_id: int, ply: int, *, seconds: float | None
         view = game_view(ctx, game, seats, seat)
         level = Level(seat.bot)
         rng = random.Random(autopilot_seed(ctx.secret_key, game.seed, ply, "computer"))
+        spent = level is Level.HARD and hard_moves_spent(session, seats, ctx.now())
     # The seat's view is a rules' player view with more keys (its players'
     # entries extend the rules' entries; a list's invariance hides that from mypy).
     box = float(ctx.config["BOT_SECONDS"]) if seconds is None else min(seconds, float(ctx.config["BOT_SECONDS"]))
-    move, order = decide(cast(PlayerView, view), level, rng, Budget(seconds=box))
+    budget = Budget(seconds=box)
+    if spent:
+        budget = Budget(playouts=HARD_SMALL_BUDGET.playouts, seconds=min(box, HARD_SMALL_BUDGET.seconds or box))
+        log.info("game %s: a person's hour of hard computer moves is spent; move %d searched with a smaller "
+                 "budget", game.public_id, ply + 1, extra={"game": game.public_id})
+    move, order = decide(cast(PlayerView, view), level, rng, budget)
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         game, seats = game_and_seats(session, game_id)
@@ -1042,6 +1055,26 @@ def computer_move(ctx: Context, game_id: int, ply: int, *, seconds: float | None
     ctx.relay(outbox)
     _hand_on(ctx, computer)
     return str(move)
+
+
+def hard_moves_spent(session: Session, seats: Sequence[Seat], now: datetime) -> bool:
+    """Whether a person of this game (a human seat's address) has had
+    :data:`HARD_MOVES_PER_HOUR` hard computer moves in the last hour, in all
+    their games together (counted from the moves stored: no state of its own)."""
+    people = sorted({s.email for s in seats if s.bot is None and s.email})
+    if not people:
+        return False
+    for person in people:
+        games = select(Seat.game_id).where(Seat.email == person, col(Seat.bot).is_(None))
+        count = session.exec(
+            select(func.count()).select_from(MoveRecord)
+            .join(Seat, (col(Seat.game_id) == col(MoveRecord.game_id)) & (col(Seat.position) == col(MoveRecord.position)))
+            .where(col(MoveRecord.game_id).in_(games), Seat.bot == Level.HARD.value,
+                   col(MoveRecord.by_autopilot).is_(False), col(MoveRecord.created_at) >= now - timedelta(hours=1))
+        ).one()
+        if count >= HARD_MOVES_PER_HOUR:
+            return True
+    return False
 
 
 def hand_to_computer(ctx: Context, token: object, level: object, seat_number: object = None) -> SeatView:

@@ -16,6 +16,7 @@ from datetime import timedelta
 from typing import Any, Callable, Iterable
 
 from celery import Celery, Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.schedules import crontab
 from celery.signals import celeryd_after_setup
 from flask import Flask, current_app
@@ -27,14 +28,26 @@ from .app_context import context
 from .inbound import handling
 from .mail import delivery
 from .mail.transport import transport_for
+from .mail.webhook_posts import webhook_rows
 
 log = logging.getLogger(__name__)
 
-#: The queues: the clock's (beat's periodic tasks) and everything else's.
+#: The queues, in the order a worker takes them: the clock's (beat's periodic
+#: tasks), the mail's (the default), then the work a stranger can make slow or
+#: costly, each on its own: received mail, the computer's moves, webhook posts.
+#: A worker given no ``-Q`` consumes them all in this order; the README's
+#: deployment gives the last three workers of their own, so that mail and the
+#: clock never wait behind them.
 CLOCK_QUEUE = "clock"
 DEFAULT_QUEUE = "celery"
+INBOUND_QUEUE = "inbound"
+COMPUTER_QUEUE = "computer"
+WEBHOOK_QUEUE = "webhooks"
+QUEUES = (CLOCK_QUEUE, DEFAULT_QUEUE, INBOUND_QUEUE, COMPUTER_QUEUE, WEBHOOK_QUEUE)
 CLOCK_TASKS = ("pbem.sweep_outbox", "pbem.sweep_inbound", "pbem.clock.deadlines", "pbem.clock.digests",
                "pbem.clock.prune", "pbem.clock.tick")
+ROUTES = {**{name: CLOCK_QUEUE for name in CLOCK_TASKS}, "pbem.inbound.handle": INBOUND_QUEUE,
+          "pbem.computer.move": COMPUTER_QUEUE, "pbem.deliver_webhook": WEBHOOK_QUEUE}
 #: A task waits for its own retry at most this long; later retries are the sweep's.
 MAX_TASK_RETRY_DELAY = timedelta(minutes=10)
 
@@ -46,14 +59,29 @@ def _task(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     return decorator
 
 
-@_task(name="pbem.deliver", bind=True, acks_late=True, reject_on_worker_lost=True,
-       autoretry_for=(OperationalError, ConnectionError), retry_backoff=5, retry_backoff_max=600,
-       retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=DELIVERY_TIME_LIMIT, ignore_result=True)
+_DELIVERY = dict(bind=True, acks_late=True, reject_on_worker_lost=True,
+                 autoretry_for=(OperationalError, ConnectionError), retry_backoff=5, retry_backoff_max=600,
+                 retry_jitter=True, max_retries=8, soft_time_limit=60, time_limit=DELIVERY_TIME_LIMIT,
+                 ignore_result=True)
+
+
+@_task(name="pbem.deliver", **_DELIVERY)
 def deliver(self: Task, outbox_id: int) -> str:
     """Deliver one outbox row.  A passing SMTP failure is retried at the row's
     own next attempt time (exponential backoff with jitter, kept in the
     database) when that is soon; otherwise, or if this process dies, the sweep
     finds the row.  A database that cannot be reached is retried with backoff."""
+    return _deliver(self, outbox_id)
+
+
+@_task(name="pbem.deliver_webhook", **_DELIVERY)
+def deliver_webhook(self: Task, outbox_id: int) -> str:
+    """Deliver one outbox row that is a webhook's post, as :func:`deliver` does,
+    on the webhooks' queue (a slow receiver holds only workers of that queue)."""
+    return _deliver(self, outbox_id)
+
+
+def _deliver(self: Task, outbox_id: int) -> str:
     ctx = context()
     outcome = delivery.deliver(ctx, outbox_id, transport_for(ctx.config, ctx.engine))
     if outcome == "retry" and not self.request.is_eager and self.request.retries < self.max_retries:
@@ -79,7 +107,8 @@ def computer_move(game_id: int, ply: int) -> str | None:
 @_task(name="pbem.sweep_outbox", ignore_result=True, soft_time_limit=240, time_limit=300)
 def sweep_outbox() -> int:
     """Hand every pending row that is due to the workers (beat runs this)."""
-    return len(clock.sweep_outbox(context(), handoff=_swept("pbem.deliver", "outbox")))
+    every = float(current_app.config["CLOCK_SECONDS"])
+    return len(clock.sweep_outbox(context(), handoff=lambda ids: _publish_outbox(ids, expires=every)))
 
 
 @_task(name="pbem.inbound.handle", acks_late=True, reject_on_worker_lost=True, soft_time_limit=60,
@@ -87,8 +116,9 @@ def sweep_outbox() -> int:
 def handle_inbound(inbound_id: int) -> str:
     """Handle one received message (a reply, table talk, a bounce), at most once.
     It does not retry itself: a message whose handling failed stays pending with
-    its next try's time, and the sweep hands it on then."""
-    return handling.handle(context(), inbound_id)
+    its next try's time, and the sweep hands it on then.  One that ran out of
+    time is given up on, never tried again (it would only cost the time again)."""
+    return handling.handle(context(), inbound_id, time_limit=(SoftTimeLimitExceeded,))
 
 
 @_task(name="pbem.sweep_inbound", ignore_result=True, soft_time_limit=240, time_limit=300)
@@ -130,8 +160,28 @@ def relay(ids: Iterable[int]) -> None:
 
     A broker that does not answer would make every move wait for the socket
     time-out (``BROKER_TIMEOUT``), so after a failed publish the relay leaves new
-    rows to the sweep for ``BROKER_PAUSE`` seconds without trying."""
-    _publish("pbem.deliver", "outbox", ids)
+    rows to the sweep for ``BROKER_PAUSE`` seconds without trying.
+
+    Webhook posts go to their own task and queue (:func:`_publish_outbox`)."""
+    _publish_outbox(ids)
+
+
+def _publish_outbox(ids: Iterable[int], expires: float | None = None) -> None:
+    """Outbox rows to the workers: the webhooks' posts to ``pbem.deliver_webhook``
+    (its queue), mail to ``pbem.deliver``.  Which is which is one look-up by
+    primary key; if the database cannot say, everything goes to ``pbem.deliver``,
+    which delivers either kind."""
+    ids = list(ids)
+    hooks: set[int] = set()
+    try:
+        hooks = set(webhook_rows(context(), ids))
+    except OperationalError as e:
+        log.warning("outbox %s: could not tell webhook posts from mail (%s)", ", ".join(map(str, ids)), e)
+    mail = [i for i in ids if i not in hooks]
+    if mail:
+        _publish("pbem.deliver", "outbox", mail, expires)
+    if hooks:
+        _publish("pbem.deliver_webhook", "outbox", [i for i in ids if i in hooks], expires)
 
 
 def computer_turn(game_id: int, ply: int) -> None:
@@ -205,14 +255,16 @@ def beat_schedule(seconds: float = DEFAULTS["CLOCK_SECONDS"]) -> dict[str, dict[
 def _clock_first(sender: str, instance: Any, **_: Any) -> None:
     """A worker started with ``-Q`` consumes its queues in the order given there:
     the clock's goes first whatever it is (else it waits behind the mail again),
-    and a worker without it says so, since beat's tasks need some worker that has it."""
+    then the mail's, then the others as given; a worker without the clock's
+    says so, since beat's tasks need some worker that has it.  Without ``-Q``
+    a worker consumes every queue in the order of :data:`QUEUES`."""
     queues = instance.app.amqp.queues
-    chosen = queues.consume_from
+    chosen = list(queues.consume_from)
+    first = [name for name in (CLOCK_QUEUE, DEFAULT_QUEUE) if name in chosen]
+    queues.select([*first, *(name for name in chosen if name not in first)])
     if CLOCK_QUEUE not in chosen:
         log.warning("worker %s does not consume the %r queue: sweeps, deadlines and reminders run only on "
                     "workers that do", sender, CLOCK_QUEUE)
-        return
-    queues.select([CLOCK_QUEUE, *(name for name in chosen if name != CLOCK_QUEUE)])
 
 
 celeryd_after_setup.connect(_clock_first)
@@ -251,9 +303,11 @@ def celery_init_app(app: Flask) -> Celery:
         # The clock's tasks have a queue of their own, which every worker consumes
         # before the default one: behind a backlog of mail they would wait until
         # they expire, and a reminder would come after its deadline (bench hosts).
-        task_queues={CLOCK_QUEUE: {"routing_key": CLOCK_QUEUE}, DEFAULT_QUEUE: {"routing_key": DEFAULT_QUEUE}},
+        # Received mail, the computer's moves and webhook posts have queues of
+        # their own (QUEUES): a worker given none of them is never held by them.
+        task_queues={name: {"routing_key": name} for name in QUEUES},
         task_default_queue=DEFAULT_QUEUE,
-        task_routes={name: {"queue": CLOCK_QUEUE} for name in CLOCK_TASKS},
+        task_routes={name: {"queue": queue} for name, queue in ROUTES.items()},
         broker_pool_limit=4,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         timezone="UTC",

@@ -9,12 +9,25 @@ or the worker was down.
 While a row is ``pending``, ``handled_at`` is the time before which nobody may
 take it: the lease of whoever is handling it, or the time of the next try after
 a failure.  Once ``done`` it is when that happened, and ``outcome`` says what it
-did (``on_*`` return it)."""
+did (``on_*`` return it).
+
+Before a message is parsed, two cheap checks: its MIME structure is within
+the bounds of :mod:`pbem.inbound.structure` (the receiver refuses one that is
+not, but a row may have been stored before; outcome ``refused:structure:<why>``),
+and it is addressed to something that exists — the token or the return path's
+row of its address, or for a tag-less ``move@``/``talk@`` a token in the
+addresses or Message-IDs of its header (read alone, the receiver bounds its
+size); else ``ignored-unknown``.  A message whose handling runs out of time
+(``time_limit``, the task's soft time limit) is not tried again: outcome
+``failed:time-limit``."""
 
 from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from email.utils import getaddresses
 
 from sqlalchemy import bindparam, or_, update
 from sqlmodel import Session, col, select
@@ -24,7 +37,8 @@ from ..logs import shown_address
 from ..db import session_scope
 from .. import bounces, metrics, replies
 from ..models import Inbound, table_of
-from . import addresses
+from . import addresses, structure
+from .store import known_tag
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +60,7 @@ _CLAIM = (
 )
 
 
-def handle(ctx: Context, inbound_id: int) -> str:
+def handle(ctx: Context, inbound_id: int, *, time_limit: tuple[type[BaseException], ...] = ()) -> str:
     """Handle one received message, at most once: its outcome, or what kept it
     from being handled now (``busy``: someone else has it, or its next try is
     not due; ``done``: handled before; ``missing``; ``retry``: it failed and is
@@ -65,8 +79,14 @@ def handle(ctx: Context, inbound_id: int) -> str:
     row = Inbound(**got._mapping)
     try:
         with session_scope(ctx.engine) as session:
-            outcome = dispatch(ctx, session, row)[:MAX_OUTCOME]
+            outcome = (_before_parsing(ctx, row) or dispatch(ctx, session, row))[:MAX_OUTCOME]
             _finish(session, inbound_id, outcome, ctx.now())
+    except time_limit:
+        log.error("inbound %s: handling ran out of time; given up (not tried again)", inbound_id)
+        outcome = "failed:time-limit"
+        _give_up(ctx, inbound_id, outcome)
+        metrics.inbound("failed")
+        return outcome
     except Exception:  # noqa: BLE001 - one bad message must not stop the others; the log says why
         log.exception("inbound %s: handling failed (attempt %s of %s)", inbound_id, row.attempts, MAX_ATTEMPTS)
         later = _later(ctx, inbound_id, row.attempts, now)
@@ -81,6 +101,47 @@ def _finish(session: Session, inbound_id: int, outcome: str, now: datetime) -> N
     session.connection().execute(
         update(_INBOUND).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
         .values(status="done", outcome=outcome, handled_at=now))
+
+
+def _give_up(ctx: Context, inbound_id: int, outcome: str) -> None:
+    try:
+        with session_scope(ctx.engine) as session:
+            _finish(session, inbound_id, outcome, ctx.now())
+    except Exception:  # noqa: BLE001 - the lease stands in for it
+        log.exception("inbound %s: could not record that it was given up", inbound_id)
+
+
+#: The fields of a message's own header where the address of a turn may be found.
+_ADDRESS_FIELDS = ("To", "Cc", "Delivered-To", "X-Original-To")
+#: At most this many addresses of them are looked up.
+MAX_ADDRESSES = 20
+
+
+def _before_parsing(ctx: Context, row: Inbound) -> str | None:
+    """The outcome of a message that is not to be parsed at all (see the module's
+    text), or ``None``."""
+    found = structure.problem(row.raw)
+    if found is not None:
+        log.warning("inbound %s: not read, its structure is too complex (%s)", row.id, found)
+        return f"refused:structure:{found}"
+    recipient = addresses.parse_local(row.recipient.rpartition("@")[0])
+    if recipient is None:
+        return None  # dispatch says so
+    if recipient.tag is not None:
+        return None if known_tag(ctx, recipient) else "ignored-unknown"
+    # Only the message's own header: the receiver refused one over 32 KB.
+    header = BytesHeaderParser(policy=compat32).parsebytes(row.raw, headersonly=True)
+    candidates: list[str] = []
+    for name in _ADDRESS_FIELDS:
+        candidates += [a for _, a in getaddresses([str(v) for v in header.get_all(name) or []]) if a]
+    with session_scope(ctx.engine) as session:
+        for address in candidates[:MAX_ADDRESSES]:
+            if replies.find_turn(session, address) is not None:
+                return None
+        if replies.find_turn(session, None, str(header.get("In-Reply-To") or ""),
+                             str(header.get("References") or "")) is not None:
+            return None
+    return "ignored-unknown"
 
 
 def _later(ctx: Context, inbound_id: int, attempts: int, now: datetime) -> str:

@@ -6,6 +6,11 @@ in-process).
   anything else ``550 5.1.1`` there and then, so nothing is ever bounced to a
   forged sender.  ``451`` if the database cannot be asked.
 - SIZE ``INBOUND_MAX_BYTES`` is advertised; a bigger message is refused ``552``.
+- DATA: a header block over :data:`MAX_HEADER_BYTES` is refused ``552``; a
+  message whose MIME structure is beyond the bounds of
+  :mod:`pbem.inbound.structure` (parts, nesting, a part's fields, parameters)
+  ``554 5.6.0``, before it is stored or parsed: parsing such a message would
+  cost a worker seconds to minutes of CPU.
 - DATA: the raw message is stored (:func:`pbem.inbound.store.store`) and
   committed *before* the ``250``; if it could not be, ``451 4.3.0`` and the
   sender's server tries again.  The new rows are then handed to ``relay``
@@ -29,6 +34,7 @@ from ..context import Context
 from ..logs import shown_address
 from . import addresses
 from .store import accept_recipient, store
+from .structure import problem
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +51,7 @@ HEADERS_TOO_BIG = "552 5.3.4 Message headers too large"
 #: Python's header parser takes time that grows with the square of a header's
 #: length (200 KB of one folded To: is a minute of a worker's CPU).
 MAX_HEADER_BYTES = 32 * 1024
+TOO_COMPLEX = "554 5.6.0 Message structure too complex (too many parts, too deeply nested or too many fields)"
 
 
 class Receiver:
@@ -78,10 +85,16 @@ class Receiver:
             return TRY_LATER
         if header_bytes(raw) > MAX_HEADER_BYTES:
             log.warning("inbound: refused a message with %d bytes of headers", header_bytes(raw))
-            return "\r\n".join([HEADERS_TOO_BIG] * len(envelope.rcpt_tos)) if self.lmtp else HEADERS_TOO_BIG
+            return self._all(envelope, HEADERS_TOO_BIG)
+        loop = asyncio.get_running_loop()
+        # Linear in the size and a few milliseconds for the largest, but off the loop all the same.
+        found = await loop.run_in_executor(None, problem, raw)
+        if found is not None:
+            log.warning("inbound: refused a message from <%s> (%d bytes): its structure is too complex (%s)",
+                        shown_address(envelope.mail_from or ""), len(raw), found)
+            return self._all(envelope, TOO_COMPLEX)
         # aiosmtpd gives the null sender (a bounce's, an auto-reply's) as "<>".
         sender = "" if envelope.mail_from in (None, "", "<>") else str(envelope.mail_from)
-        loop = asyncio.get_running_loop()
         answers, new = [], []
         for recipient in envelope.rcpt_tos:
             try:
@@ -105,6 +118,10 @@ class Receiver:
         # SMTP has one answer for all: "try again" for all if any was not stored
         # (the ones that were are recognised as twins when it comes again).
         return OK if all(a == OK for a in answers) else TRY_LATER
+
+    def _all(self, envelope: Envelope, answer: str) -> str:
+        """One answer for every recipient (LMTP answers each)."""
+        return "\r\n".join([answer] * len(envelope.rcpt_tos)) if self.lmtp else answer
 
     def _hand_on(self, ids: list[int]) -> None:
         try:

@@ -38,8 +38,14 @@ def accept_recipient(ctx: Context, recipient: str) -> bool:
     found = addresses.parse(recipient, addresses.domain(ctx.config))
     if found is None:
         return False
+    return found.tag is None or known_tag(ctx, found)
+
+
+def known_tag(ctx: Context, found: addresses.Recipient) -> bool:
+    """Whether the tag of one of the service's addresses names something that
+    exists: the reply token, or the outbox row of a return path."""
     if found.tag is None:
-        return True
+        return False
     if found.kind == "bounce":
         outbox_id = outbox_id_of(recipient, ctx.secret_key)  # the tag decrypted (or an old plain id)
         if outbox_id is None:

@@ -23,11 +23,11 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from .. import services
 from ..context import Context
-from ..db import as_utc
+from ..db import as_utc, session_scope
 from ..drawing.picture import board_png
 from ..models import Game, Outbox, Seat, Webhook
 from ..rules import classic_board
@@ -48,6 +48,16 @@ class Post:
     url: str
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
+
+
+def webhook_rows(ctx: Context, ids: list[int]) -> list[int]:
+    """Which of these outbox rows are webhook posts (for the relay, which sends
+    them to a queue of their own)."""
+    if not ids:
+        return []
+    with session_scope(ctx.engine) as session:
+        found = session.exec(select(Outbox.id).where(col(Outbox.id).in_(ids), Outbox.kind == "webhook")).all()
+    return [i for i in found if i is not None]
 
 
 def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 import pytest
 import redis
 from celery.contrib.testing.worker import start_worker
+from sqlalchemy import update
 from sqlmodel import col, select
 
 from pbem import services
@@ -24,7 +25,7 @@ from pbem.models import MoveRecord, Outbox
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.config import BASE_URL, SECRET, redis_db
-from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
+from tests.support.games import PLAYERS, new_game, play, seat_tokens, to_move
 from tests.support.messages import parts
 from tests.support.smtp import SmtpServer
 
@@ -285,15 +286,72 @@ def test_a_worker_given_its_queues_takes_the_clocks_first(caplog: pytest.LogCapt
     celery = celery_init_app(flask_app)
     worker = SimpleNamespace(app=celery)
     queues = celery.amqp.queues
-    assert list(queues.consume_from) == ["clock", "celery"]  # no -Q: all of them, the clock's first
+    everything = ["clock", "celery", "inbound", "computer", "webhooks"]
+    assert list(queues.consume_from) == everything  # no -Q: all of them, the clock's first, then the mail's
+    _clock_first("w0@host", worker)
+    assert list(queues.consume_from) == everything
     queues.select(["celery", "clock"])
     _clock_first("w1@host", worker)
     assert list(queues.consume_from) == ["clock", "celery"]
+    queues.select(["webhooks", "celery", "computer", "clock"])
+    _clock_first("w3@host", worker)
+    assert list(queues.consume_from) == ["clock", "celery", "webhooks", "computer"]
     queues.select(["celery"])
     with caplog.at_level("WARNING", logger="pbem.tasks"):
         _clock_first("w2@host", worker)
     assert list(queues.consume_from) == ["celery"]
     assert "w2@host does not consume the 'clock' queue" in caplog.text
+
+
+def test_slow_work_is_published_to_queues_of_its_own(database_url: str, smtp: SmtpServer, redis_url: str) -> None:
+    """Webhook posts, the computer's moves and received mail each go to their
+    own queue, mail to the default one: a worker for mail and the clock never
+    holds one of them (issue 27 §2)."""
+    import json
+
+    from pbem import tasks, webhooks
+    from pbem.inbound.store import store
+    from pbem.web import create_app
+
+    broker = broker_db(redis_db(2))
+    app = create_app(smtp.config(database_url, BROKER_URL=broker, WEBHOOK_ALLOW="127.0.0.1", BOT_DELAY=0))
+    ctx = app.extensions["pbem"]
+    client = redis.Redis.from_url(broker)
+
+    def queued() -> dict[str, list[str]]:
+        found = {}
+        for queue in ("celery", "clock", "inbound", "computer", "webhooks"):
+            found[queue] = sorted(json.loads(raw)["headers"]["task"] for raw in client.lrange(queue, 0, -1))
+        client.delete("celery", "inbound", "computer", "webhooks")
+        return found
+
+    try:
+        _, toks = new_game(ctx)
+        webhooks.add_webhook(ctx, toks[0], "json", "http://127.0.0.1:9/hook")
+        queued()
+        with session_scope(ctx.engine) as session:
+            ids = [r.id for r in session.exec(select(Outbox)) if r.id is not None]
+            hooks = [r.id for r in session.exec(select(Outbox).where(Outbox.kind == "webhook"))]
+        play(ctx, toks, 1)
+        after = queued()
+        assert after["webhooks"] == ["pbem.deliver_webhook"] and "pbem.deliver" in after["celery"]
+        assert "pbem.deliver_webhook" not in after["celery"] and after["inbound"] == after["computer"] == []
+        with app.app_context():
+            tasks.relay_inbound([store(ctx, "move@clans.example", "ann@example.org", b"Subject: x\r\n\r\nhi\r\n")
+                                 or 0])
+            tasks.computer_turn(1, 1)
+            # The sweep splits its rows the same way.
+            hour_ago = ctx.now() - timedelta(hours=1)
+            with ctx.engine.begin() as conn:
+                conn.execute(update(Outbox).values(status="pending", created_at=hour_ago, next_attempt_at=hour_ago))
+            tasks.sweep_outbox()
+        swept = queued()
+        assert swept["inbound"] == ["pbem.inbound.handle"] and swept["computer"] == ["pbem.computer.move"]
+        assert swept["webhooks"] == ["pbem.deliver_webhook"] * (len(hooks) + 1)
+        assert swept["celery"].count("pbem.deliver") == len(ids) - len(hooks) + len(after["celery"])
+    finally:
+        ctx.engine.dispose()
+        empty(broker)
 
 
 def test_celery_a_worker_command(database_url: str, smtp: SmtpServer, redis_url: str, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import re
+import socket
 import threading
 import time
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import clock, errors, services, webhooks
+from pbem import admin, clock, errors, services, webhooks
 from pbem.mail import webhook_http
 from pbem.mail.webhook_posts import Post
 from pbem.webhook_targets import allowed_hosts, parse_target
@@ -348,3 +349,139 @@ def test_the_computers_turns_are_not_posted(hctx: Any, receiver: Receiver) -> No
 def clock_sweep(ctx: Any) -> None:
     """What beat's sweep does: deliver every pending row that is due."""
     clock.sweep_outbox(ctx)
+
+
+# -- what a receiver says reaches the operator harmless (issue 27 §4) ----------------------------------
+
+#: An answer that would clear the operator's terminal, set its title, colour it and
+#: reverse the text after it, were it printed as it came.
+HOSTILE = b"\x1b[2J\x1b[H\x1b]0;pwned\x07gone\x9b31m red\r\nsecond line\x00\x08\x7f\xe2\x80\xae!"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+class _RawAnswer:
+    """A server on 127.0.0.1 that answers every request with the bytes given."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.sendall(self.answer)
+
+    def stop(self) -> None:
+        self.listener.close()
+
+
+def test_control_characters_of_a_receivers_answer_never_reach_logs_or_the_outbox(
+        hctx: Any, receiver: Receiver, caplog: pytest.LogCaptureFixture) -> None:
+    _, toks = new_game(hctx)
+    webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
+    receiver.status, receiver.answer = 404, HOSTILE
+    bad_line = _RawAnswer(b"HTTP/1.1 2" + HOSTILE + b"\r\n\r\n")  # a status line http.client cannot read
+    try:
+        with caplog.at_level("INFO"):
+            play(hctx, toks, 1)
+            post = Post(1, bad_line.url, b"{}", {"Content-Type": "application/json"})
+            with pytest.raises(webhook_http.WebhookUnavailable) as unreadable:
+                webhook_http.send(post, {"WEBHOOK_ALLOW": "127.0.0.1"})
+    finally:
+        bad_line.stop()
+    [row] = _webhook_rows(hctx)
+    assert row.status == "failed" and "gone" in (row.last_error or "") and "second line" in (row.last_error or "")
+    assert not _CONTROL.search(row.last_error or "")
+    said = str(unreadable.value)
+    assert "BadStatusLine" in said and "gone" in said and not _CONTROL.search(said)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "gone" in logged and not _CONTROL.search(logged.replace("\n", " "))
+    # As `pbem admin outbox` shows it.
+    shown, _ = admin.outbox_rows(hctx)
+    assert any("gone" in (r["last_error"] or "") for r in shown)
+    assert not any(_CONTROL.search(r["last_error"] or "") for r in shown)
+
+
+# -- the circuit breaker (issue 27 §2) ---------------------------------------------------------------------
+
+
+def _json_post(url: str) -> Post:
+    return Post(1, url, b"{}", {"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize("store", ["process", "redis"])
+def test_a_receiver_that_keeps_timing_out_is_skipped_for_a_while(store: str, redis_url: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """After BREAKER_FAILURES posts in a row that found no answer in time, a
+    receiver is not connected to for BREAKER_PAUSE: its posts fail at once (and
+    are tried again later). Another receiver is not affected."""
+    import redis
+
+    from tests.support.config import redis_db
+
+    config: dict[str, Any] = {"WEBHOOK_ALLOW": "127.0.0.1"}
+    if store == "redis":
+        config["BROKER_URL"] = redis_db(4)
+        redis.Redis.from_url(config["BROKER_URL"]).flushdb()
+    monkeypatch.setattr(webhook_http, "DEADLINE", 0.5)
+    slow, other = Tarpit(every=0.2).start(), Receiver().start()
+    try:
+        for _ in range(webhook_http.BREAKER_FAILURES):
+            with pytest.raises(webhook_http.WebhookRefused) as refused:
+                webhook_http.send(_json_post(slow.url), config)
+            assert refused.value.category == "timed out"
+        assert slow.connections == webhook_http.BREAKER_FAILURES
+        with pytest.raises(webhook_http.WebhookUnavailable) as skipped:
+            webhook_http.send(_json_post(slow.url), config)
+        assert skipped.value.category == "timed out" and "skipped" in str(skipped.value)
+        assert slow.connections == webhook_http.BREAKER_FAILURES  # not connected to
+        webhook_http.send(_json_post(other.url), config)  # another receiver is posted to
+        assert len(other.posts) == 1
+    finally:
+        slow.stop()
+        other.stop()
+    if store == "redis":
+        client = redis.Redis.from_url(config["BROKER_URL"])
+        keys = [k.decode() for k in client.keys("pbem:webhook-breaker:*")]
+        assert keys and all("127.0.0.1" not in k for k in keys)  # a hash of the receiver, not its name
+        (opened,) = [k for k in keys if k.endswith(":open")]
+        assert 0 < client.ttl(opened) <= webhook_http.BREAKER_PAUSE
+        client.flushdb()
+
+
+def test_an_answer_ends_a_run_of_slow_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only failures in a row open the breaker: a receiver that answers (even
+    with a refusal or a 5xx) between slow posts is never skipped."""
+    monkeypatch.setattr(webhook_http, "DEADLINE", 0.5)
+    config = {"WEBHOOK_ALLOW": "127.0.0.1"}
+    key = webhook_http.Breaker.key(parse_target("http://127.0.0.1:1/hook", frozenset({"127.0.0.1"})))
+    circuit = webhook_http.breaker(None)
+    for _ in range(webhook_http.BREAKER_FAILURES - 1):
+        assert not circuit.failed(key, "timed out")
+    circuit.answered(key)
+    for _ in range(webhook_http.BREAKER_FAILURES - 1):
+        assert not circuit.failed(key, "timed out")
+    assert circuit.skipped(key) is None
+    assert circuit.failed(key, "timed out") and circuit.skipped(key) == "timed out"
+    # Through send: a 503 answer resets the count of a receiver.
+    receiver = Receiver().start()
+    try:
+        receiver.status = 503
+        target_key = webhook_http.Breaker.key(parse_target(receiver.url, frozenset({"127.0.0.1"})))
+        for _ in range(webhook_http.BREAKER_FAILURES - 1):
+            circuit.failed(target_key, "timed out")
+        with pytest.raises(webhook_http.WebhookUnavailable):
+            webhook_http.send(_json_post(receiver.url), config)
+        for _ in range(webhook_http.BREAKER_FAILURES - 1):
+            circuit.failed(target_key, "timed out")
+        assert circuit.skipped(target_key) is None
+    finally:
+        receiver.stop()

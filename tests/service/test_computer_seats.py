@@ -273,3 +273,43 @@ def test_an_away_player_can_be_handed_to_the_computer_by_another(ctx: Any) -> No
     view = services.hand_to_computer(ctx, toks[0], "hard", away)
     assert view["players"][away]["bot"] == "hard" and not view["players"][away]["absent"]
     assert view["players"][view["seat"]]["bot"] is None  # Ann still plays her own seat
+
+
+def test_hard_computer_work_is_bounded_per_person_and_hour(ctx: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past HARD_MOVES_PER_HOUR hard moves in one person's games within an hour,
+    the hard computer searches with the small budget in that person's games
+    (issue 27 §2); another person's games keep the full one, and so does the
+    first person's an hour later."""
+    from pbem.rules.computer import Budget
+    from tests.support.clock import frozen_clock
+
+    now = frozen_clock(ctx)
+    monkeypatch.setattr(services, "HARD_MOVES_PER_HOUR", 4)
+    budgets: list[tuple[str, int]] = []
+    decide = services.decide
+
+    def watched(view: Any, level: Any, rng: Any, budget: Budget) -> Any:
+        budgets.append((level.value, budget.playouts))
+        return decide(view, level, rng, budget)
+
+    monkeypatch.setattr(services, "decide", watched)
+    full, small = Budget().playouts, services.HARD_SMALL_BUDGET.playouts
+
+    def play_moves(token: str, count: int) -> None:
+        for _ in range(count):
+            view = services.seat_view(ctx, token)
+            services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+
+    game_id, _ = _start(ctx, [ANN, {"bot": "hard"}, {"bot": "hard"}])
+    ann = next(t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == "Ann")
+    play_moves(ann, 4)  # Ann's moves, each followed by two hard ones (some before her first)
+    assert [b for _, b in budgets[:4]] == [full] * 4 and budgets[4:] and {b for _, b in budgets[4:]} == {small}
+    budgets.clear()
+    bob_game, _ = _start(ctx, [BOB, {"bot": "hard"}])
+    bob = next(t for t in seat_tokens(ctx, bob_game) if services.seat_view(ctx, t)["you"] == "Bob")
+    play_moves(bob, 1)
+    assert budgets and {b for _, b in budgets} == {full}  # Bob's hour is his own
+    budgets.clear()
+    now.advance(minutes=61)
+    play_moves(ann, 1)
+    assert budgets and budgets[0][1] == full

@@ -70,6 +70,8 @@ class Tarpit:
 
     def __init__(self, every: float = 0.5) -> None:
         self.every = every
+        #: Connections taken so far.
+        self.connections = 0
         self.stopped = threading.Event()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self.listener.getsockname()[1])
@@ -90,6 +92,7 @@ class Tarpit:
                 conn, _ = self.listener.accept()
             except OSError:
                 continue
+            self.connections += 1
             threading.Thread(target=self._dribble, args=(conn,), daemon=True).start()
 
     def _dribble(self, conn: socket.socket) -> None:
