@@ -58,6 +58,10 @@ database = "none"
 # that (see _check), since JSON Schema cannot say it of every string.
 codec = "raw-unicode-escape"
 
+# Every check schemathesis has (on by default; said so that it stays so).
+[checks]
+enabled = true
+
 # Whether a move is legal depends on the position: a move the document calls
 # well-formed may still be refused by the rules (422, with record.md's code).
 [[operations]]
