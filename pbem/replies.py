@@ -37,6 +37,7 @@ random bits."""
 from __future__ import annotations
 
 import email
+import functools
 import logging
 import email.policy
 import json
@@ -47,6 +48,8 @@ from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
 from typing import Any, Iterable
 from urllib.parse import urlencode, urlsplit
+
+from publicsuffixlist import PublicSuffixList
 
 from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -357,10 +360,18 @@ def _message_id(message: Message) -> str | None:
 
 
 def _from_address(message: Message) -> str:
-    """The one address of the From header (``""`` if there is not exactly one)."""
+    """The one address of the From header (``""`` if there is not exactly one).
+    Two readings must agree on it: ``getaddresses`` and the header as the email
+    package's policy parses it (where they differ, as they may for a crafted
+    header, it is not sure whose address it is)."""
     values = _headers(message, "From")
     addresses = [a for _, a in getaddresses(values) if a]
-    return addresses[0] if len(values) == 1 and len(addresses) == 1 else ""
+    if len(values) != 1 or len(addresses) != 1:
+        return ""
+    parsed = [str(getattr(a, "addr_spec", "")) for a in getattr(message.get("From"), "addresses", ())]
+    if parsed and parsed != addresses:
+        return ""
+    return addresses[0]
 
 
 def _trusting(ctx: Context) -> bool:
@@ -428,13 +439,31 @@ _METHOD = re.compile(r"([a-z0-9_-]+)(?:\s*/\s*[0-9]+)?\s*=\s*([a-z0-9_-]+)", re.
 _PROPERTY = re.compile(r'([a-z0-9_-]+)\s*\.\s*([a-z0-9_.-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s"]+)', re.IGNORECASE)
 
 
-def _aligned(domain: str, from_domain: str) -> bool:
-    """Relaxed alignment, without the public suffix list: the same domain, or
-    one a subdomain of the other."""
+@functools.cache
+def _suffixes() -> PublicSuffixList:
+    return PublicSuffixList()  # the list bundled with the library: nothing is fetched
+
+
+def _ascii_domain(domain: str) -> str:
     domain = domain.strip().strip(".").lower().rpartition("@")[2]
-    from_domain = from_domain.lower()
-    return bool(domain) and (domain == from_domain or from_domain.endswith("." + domain)
-                             or domain.endswith("." + from_domain))
+    try:
+        return domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return domain
+
+
+def _aligned(domain: str, from_domain: str) -> bool:
+    """Relaxed alignment (RFC 7489 section 3.1): both domains have the same
+    organisational domain, the name registered under a public suffix of the
+    Public Suffix List.  So ``mail.example.org`` is aligned with
+    ``example.org``, but a public suffix (``org``, ``co.uk``) is aligned with
+    nothing, and ``evilexample.org`` is not ``example.org``.
+
+    >>> [_aligned(d, "example.org") for d in ("mail.example.org", "EXAMPLE.org.", "org", "evilexample.org")]
+    [True, True, False, False]
+    """
+    organisation = _suffixes().privatesuffix(_ascii_domain(domain))
+    return organisation is not None and organisation == _suffixes().privatesuffix(_ascii_domain(from_domain))
 
 
 def _passes(results: list[str], from_domain: str) -> bool:
@@ -472,11 +501,29 @@ def authenticated(values: Iterable[str], authserv_id: str, from_domain: str) -> 
     verdicts = []
     for value in values:
         segments = _segments(value)
-        head = segments[0].split()
-        if not head or head[0].strip('"').lower() != authserv_id.lower():
+        if _authserv_id(segments[0]) != authserv_id.strip().lower():
             continue
         verdicts.append(_passes(segments[1:], from_domain))
     return bool(verdicts) and all(verdicts)
+
+
+_AUTHSERV_ID = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([^\s"]+))(?:\s+[0-9]+)?\s*$')
+
+
+def _authserv_id(head: str) -> str | None:
+    """The authserv-id at the head of an Authentication-Results value (RFC 8601:
+    a token or a quoted string, then an optional version), unquoted and in lower
+    case; ``None`` when the head is anything else (a quote left open, two words).
+
+    >>> [_authserv_id(h) for h in ('mx.example', '"mx.example"', '"mx.ex\\\\ample" 1', '"mx.example', 'mx.example x')]
+    ['mx.example', 'mx.example', 'mx.example', None, None]
+    """
+    found = _AUTHSERV_ID.fullmatch(head)
+    if found is None:
+        return None
+    if found.group(2) is not None:
+        return found.group(2).lower()
+    return re.sub(r"\\(.)", r"\1", found.group(1)).lower()
 
 
 # -- handling a reply ------------------------------------------------------------------------

@@ -199,12 +199,26 @@ def _refused(description: str, *codes: str, **headers: dict[str, Any]) -> dict[s
     return _json(schema, description, **headers)
 
 
-# Any request: text that neither database can store is refused wherever it is.
-_UNSTORABLE = ("the query or the body holds text that cannot be stored (NUL, a lone surrogate), "
-               "or JSON nested too deeply")
+# Any request: text that neither database can store is refused wherever it is:
+# in the query (400), and in a JSON body (422 bad-text, whatever the operation:
+# the body is well-formed JSON, its text cannot be taken).
+_UNSTORABLE = ("the query holds text that cannot be stored (NUL, a lone surrogate), "
+               "or the body is JSON nested too deeply")
+_BAD_TEXT_CODE = "bad-text"
+_BAD_TEXT = ("`bad-text`: a string of the body (a key or a value, anywhere in it) holds text that cannot be "
+             "stored: NUL, or a lone surrogate (a `\\uD800`-`\\uDFFF` escape without its pair)")
 _BAD_QUERY = _refused(f"`bad-request`: {_UNSTORABLE}.", "bad-request")
 _BAD_JSON = _refused(f"`bad-json`: the body is not a JSON object; `bad-request`: {_UNSTORABLE}.",
                      "bad-json", "bad-request")
+
+
+def _invalid(description: str, *codes: str) -> dict[str, Any]:
+    """The 422 of an operation that takes a body: its own refusals and ``bad-text``."""
+    return _refused(f"{description} {_BAD_TEXT}.", *codes, _BAD_TEXT_CODE)
+
+
+#: The 422 of an operation that takes no body (one sent all the same is read for it).
+_ONLY_BAD_TEXT = _refused(f"{_BAD_TEXT[0].upper()}{_BAD_TEXT[1:]}.", _BAD_TEXT_CODE)
 _TOO_LARGE = _refused("The body is larger than the service takes (MAX_CONTENT_LENGTH, 64 KiB by default).",
                       "request-entity-too-large")
 _NO_SEAT = _refused(
@@ -362,7 +376,7 @@ def _paths() -> dict[str, Any]:
                         }},
                 "400": _BAD_JSON,
                 "413": _TOO_LARGE,
-                "422": _refused("The players or the turn time are not acceptable; `invalid-players` covers the "
+                "422": _invalid("The players or the turn time are not acceptable; `invalid-players` covers the "
                                 "number of players, duplicates and names, `cannot-invite` an address that may not be "
                                 "mailed (the answer does not say why).",
                                 "invalid-players", "invalid-name", "invalid-email", "invalid-turn-hours",
@@ -391,7 +405,7 @@ def _paths() -> dict[str, Any]:
             "security": _SEAT,
             "responses": {"200": seat_view, "400": _BAD_QUERY, "401": _NO_SEAT,
                           "409": _refused("The game is no longer waiting for players.", "game-over"),
-                          "429": _RATE_LIMITED}}},
+                          "422": _ONLY_BAD_TEXT, "429": _RATE_LIMITED}}},
         "/seat/moves": {"post": {
             "operationId": "move", "summary": "make a move (sending the same move again changes nothing)",
             "security": _SEAT,
@@ -405,7 +419,7 @@ def _paths() -> dict[str, Any]:
                                 "has not started or is over, or the computer plays this seat now.", "stale",
                                 "not-your-turn", "not-started", "game-over", "computer-seat"),
                 "413": _TOO_LARGE,
-                "422": _refused("The rules refuse the move (the codes of record.md).", *RULES_CODES),
+                "422": _invalid("The rules refuse the move (the codes of record.md).", *RULES_CODES),
             }}},
         "/seat/pause": {"post": {
             "operationId": "pause",
@@ -417,7 +431,7 @@ def _paths() -> dict[str, Any]:
                 "409": _refused("The clock runs only while the game is being played, and only for a person.",
                                 "not-started", "game-over", "computer-seat"),
                 "413": _TOO_LARGE,
-                "422": _refused("More days than you have left in this game.", "invalid-days"),
+                "422": _invalid("More days than you have left in this game.", "invalid-days"),
             }}},
         "/seat/mail": {"post": {
             "operationId": "setMail", "summary": "turn mail: every turn, a daily digest or none",
@@ -425,14 +439,14 @@ def _paths() -> dict[str, Any]:
             "requestBody": _body(_ref("Mail")),
             "responses": {"200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
                           "409": _refused("The computer plays this seat now: it gets no mail.", "computer-seat"),
-                          "422": _refused("Not one of the choices.", "invalid-mail")}}},
+                          "422": _invalid("Not one of the choices.", "invalid-mail")}}},
         "/seat/style": {"post": {
             "operationId": "setBoardStyle",
             "summary": "how this seat's page and the picture in its mail draw the board: standard or high contrast",
             "security": _SEAT,
             "requestBody": _body(_ref("BoardStyle")),
             "responses": {"200": seat_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
-                          "422": _refused("Not one of the styles.", "invalid-style")}}},
+                          "422": _invalid("Not one of the styles.", "invalid-style")}}},
         "/seat/webhooks": {
             "get": {"operationId": "getWebhooks", "summary": "the game's webhooks and your Discord user id",
                     "security": _SEAT,
@@ -446,9 +460,10 @@ def _paths() -> dict[str, Any]:
                 "responses": {
                     "201": _json(_ref("MadeWebhook"), "The webhook is set."),
                     "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
-                    "409": _refused("The game is over, you have not accepted yet, or the game has its "
-                                    "five webhooks.", "game-over", "not-accepted", "too-many-webhooks"),
-                    "422": _refused("Not one of the kinds, or an address that is not https, cannot be found or "
+                    "409": _refused("The game is over, you have not accepted yet, the computer plays your seat, or "
+                                    "the game has its five webhooks.", "game-over", "not-accepted", "computer-seat",
+                                    "too-many-webhooks"),
+                    "422": _invalid("Not one of the kinds, or an address that is not https, cannot be found or "
                                     "leads to a private or local network.", "invalid-webhook-kind",
                                     "invalid-webhook-url"),
                     "429": _refused("Too many new webhooks from this seat: try again after `Retry-After` seconds.",
@@ -461,14 +476,16 @@ def _paths() -> dict[str, Any]:
             "parameters": [{"name": "id", "in": "path", "required": True, "description": "the webhook's id",
                             "schema": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}}],
             "responses": {"200": webhooks_view, "400": _BAD_QUERY, "401": _NO_SEAT,
-                          "404": _refused("You have no webhook with this id in this game.", "not-found")}}},
+                          "404": _refused("You have no webhook with this id in this game.", "not-found"),
+                          "422": _ONLY_BAD_TEXT}}},
         "/seat/discord": {"post": {
             "operationId": "setDiscordId",
             "summary": "your Discord user id, for the game's Discord posts to mention you on your turn",
             "security": _SEAT,
             "requestBody": _body(_ref("Discord")),
             "responses": {"200": webhooks_view, "400": _BAD_JSON, "401": _NO_SEAT, "413": _TOO_LARGE,
-                          "422": _refused("Not a Discord user id (15 to 20 digits).", "invalid-discord-id")}}},
+                          "409": _refused("The computer plays this seat now: it mentions nobody.", "computer-seat"),
+                          "422": _invalid("Not a Discord user id (15 to 20 digits).", "invalid-discord-id")}}},
         "/seat/rematch": {"post": {
             "operationId": "rematch",
             "summary": "play again after the end: a new game with the same players, where you are in at once and "
@@ -482,6 +499,7 @@ def _paths() -> dict[str, Any]:
                 "409": _refused("Not now: the game is not over, the computer plays this seat, or a player of "
                                 "the game cannot be mailed (asked never to be, or their mail bounces).",
                                 "not-finished", "computer-seat", "suppressed", "unreachable"),
+                "422": _ONLY_BAD_TEXT,
                 "429": _RATE_LIMITED,
             }}},
         "/seat/computer": {"post": {
@@ -500,7 +518,7 @@ def _paths() -> dict[str, Any]:
                                 "its player is not away, or you are the last person at the table.", "not-started",
                                 "game-over", "computer-seat", "not-absent", "last-person"),
                 "413": _TOO_LARGE,
-                "422": _refused("Not one of the levels, or `easy` for another player's seat "
+                "422": _invalid("Not one of the levels, or `easy` for another player's seat "
                                 "(`invalid-level`); or no such seat in this game (`invalid-seat`).",
                                 "invalid-level", "invalid-seat"),
             }}},

@@ -15,10 +15,11 @@ One ``after_request`` for the whole app, so that pages, the API, error pages
 - ``Strict-Transport-Security`` when the site is served over https
   (``BASE_URL``), which also makes the session cookie ``Secure``.
 
-And one ``before_request`` refuses (400) what no route can take: text the
+And one ``before_request`` refuses what no route can take: text the
 databases cannot store (NUL, which PostgreSQL refuses in text, and lone UTF-16
-surrogates, which neither database can encode) anywhere in the query, a form
-or a JSON body, and JSON nested too deeply for the parser.
+surrogates, which neither database can encode) anywhere in the query or a form
+(400), or in a JSON body (422 ``bad-text``: the JSON itself is well formed), and
+JSON nested too deeply for the parser (400).
 Without it each of these was a 500 wherever the text reached a query.
 """
 
@@ -29,6 +30,7 @@ from typing import Any, Iterable
 
 from flask import Flask, Response, abort, request
 
+from ..errors import Invalid
 from ..words import N_
 
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
@@ -91,13 +93,15 @@ def _refuse_unstorable() -> None:
             "application/x-www-form-urlencoded", "multipart/form-data"):
         if _unstorable(_pairs(request.form)):
             abort(400, description=message)
-    if request.is_json:
+    if request.method not in ("GET", "HEAD", "OPTIONS") and request.is_json:
         try:
             body = request.get_json(silent=True)  # cached: the view gets the same
         except RecursionError:
             abort(400, description=N_("The request body is nested too deeply."))
         if _unstorable(_json_texts(body)):
-            abort(400, description=message)
+            # Well-formed JSON (a lone surrogate is a valid \uD800 escape) whose
+            # text cannot be taken: 422, as the API's document says of every body.
+            raise Invalid(message, code="bad-text")
 
 
 def _headers(response: Response, https: bool) -> Response:

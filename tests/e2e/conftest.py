@@ -54,8 +54,9 @@ def chromium() -> str:
 
 @pytest.fixture(scope="module")
 def browser(chromium: str) -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium, args=ARGS)
         try:
             yield b

@@ -42,8 +42,9 @@ _numbers = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def axe() -> Any:
-    module = pytest.importorskip("axe_playwright_python.sync_playwright")
-    return module.Axe()
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
 
 
 class Audit:

@@ -6,7 +6,6 @@ turn's mail arrives, once, at the real SMTP server."""
 
 from __future__ import annotations
 
-import time
 from typing import Any, Iterator
 
 import pytest
@@ -21,6 +20,7 @@ from tests.support.clock import frozen_clock
 from tests.support.config import redis_db
 from tests.support.games import PLAYERS, seat_tokens, to_move
 from tests.support.smtp import SmtpServer
+from tests.support.tasks import drained, ran
 
 MARK = "pbem-tests:flush"
 
@@ -75,13 +75,13 @@ def test_flushing_redis_mid_game_loses_nothing(database_url: str, smtp: SmtpServ
         assert client.dbsize() == 0
 
         with worker(celery):
-            time.sleep(1.0)
+            drained(celery)  # the worker has taken whatever Redis still held: nothing
             waiting = [r for r in turn_mail(ctx) if r.status == "pending"]
             assert len(waiting) == 1 and len(box.messages(kind="turn")) == 3  # nothing brought it back yet
             # What beat runs every minute: the row is still in the database, and goes
             # once the sweep no longer leaves it to the relay (its first minute).
-            celery.tasks["pbem.sweep_outbox"].delay()
-            time.sleep(0.5)
+            ran(celery, "pbem.sweep_outbox")
+            drained(celery)  # what the sweep handed on (nothing) has run
             assert len(box.messages(kind="turn")) == 3
             now.advance(minutes=2)
             celery.tasks["pbem.sweep_outbox"].delay()

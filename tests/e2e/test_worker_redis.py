@@ -28,6 +28,7 @@ from tests.support.config import BASE_URL, SECRET, redis_db
 from tests.support.games import PLAYERS, new_game, play, seat_tokens, to_move
 from tests.support.messages import parts
 from tests.support.smtp import SmtpServer
+from tests.support.tasks import drained, ran
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAILS = {p["name"]: p["email"] for p in PLAYERS}
@@ -127,7 +128,7 @@ def test_turns_through_redis_and_a_worker(worker_app: Any, smtp: SmtpServer) -> 
         if ply < moves:
             services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     rows = wait_all_done(ctx)
-    time.sleep(0.3)  # anything extra would have arrived by now
+    drained(worker_app.extensions["celery"])  # anything extra has arrived by now
     for name, email in EMAILS.items():
         turns = box.messages(to=email, kind="turn")
         assert [int(m.message["Subject"].rsplit("move ", 1)[1].rstrip(")")) - 1 for m in turns] == expected[name]
@@ -166,7 +167,7 @@ def test_one_person_against_three_computers_on_the_worker(worker_app: Any, smtp:
     assert view["finished"] and turns > 3
     box.wait_for(1, kind="game-over")
     rows = wait_all_done(ctx)
-    time.sleep(0.3)  # anything extra would have arrived by now
+    drained(worker_app.extensions["celery"])  # anything extra has arrived by now
     # Only Ann was mailed: each of her turns once, and the end.
     assert {r.to for r in box.messages()} == {ann["email"]}
     assert len(box.messages(kind="turn")) == turns and len(box.messages(kind="game-over")) == 1
@@ -197,10 +198,8 @@ def test_beat_tasks_run_on_the_worker(worker_app: Any, smtp: SmtpServer) -> None
     ctx.relay = lambda ids: None
     services.request_login(ctx, PLAYERS[0]["email"])
     ctx.relay = ctx_relay
-    time.sleep(0.2)
-    assert box.messages(kind="login") == []
-    celery.send_task("pbem.sweep_outbox")  # within its first minute the row is the relay's
-    time.sleep(0.5)
+    ran(celery, "pbem.sweep_outbox")  # within its first minute the row is the relay's
+    drained(celery)  # what the sweep handed on (nothing) has run
     assert box.messages(kind="login") == []
     now.advance(seconds=61)
     celery.send_task("pbem.sweep_outbox")

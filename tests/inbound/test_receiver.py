@@ -16,7 +16,7 @@ import smtplib
 import socket
 import subprocess
 import sys
-import time
+import threading
 from email.message import EmailMessage
 from email.policy import SMTP
 from typing import Any, Callable
@@ -344,11 +344,24 @@ def test_broker_down_the_message_waits_for_the_sweep(database_url: str) -> None:
         now = frozen_clock(ctx)
         game, _ = new_game(ctx, 2)
         to = f"move+{reply_token(ctx, game)}@{DOMAIN}"
-        with Server(ctx, celery.relay_inbound) as server:
-            started = time.monotonic()
+        # The hand-off is held (a broker that does not answer) until the SMTP
+        # answer has come: were the answer to wait for it, it would come only
+        # once the hand-off had given up, and find it over.
+        answered, over = threading.Event(), threading.Event()
+
+        def held(ids: Any) -> None:
+            answered.wait(30)
+            try:
+                celery.relay_inbound(ids)
+            finally:
+                over.set()
+
+        with Server(ctx, held) as server:
             assert server.send(to, mail(to)) == {}
-            assert time.monotonic() - started < 1.0  # the answer does not wait for the broker
-            wait_until(lambda: celery.pbem_paused_until > 0)  # the hand-off failed
+            assert not over.is_set()  # the answer did not wait for the broker
+            answered.set()
+            wait_until(over.is_set)
+            assert celery.pbem_paused_until > 0  # the hand-off failed
         (row,) = stored(ctx)
         assert (row.status, row.attempts) == ("pending", 0)
         assert handling.due(ctx) == []  # the receiver's hand-off has it for a minute

@@ -272,7 +272,7 @@ def test_names_that_could_break_or_abuse_mail_are_refused(client: Any, ctx: Any,
 def test_a_nul_anywhere_in_a_request_is_refused_before_it_is_read(client: Any, ctx: Any) -> None:
     before = snapshot(ctx)
     r = start(client, {"players": [PLAYERS[0], {"name": "Bob\x00", "email": "bob@example.org"}]})
-    assert r.status_code == 400 and r.json["error"]["code"] == "bad-request"
+    assert r.status_code == 422 and r.json["error"]["code"] == "bad-text"
     assert snapshot(ctx) == before
 
 

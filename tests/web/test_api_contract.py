@@ -12,7 +12,7 @@ from pbem import services
 from pbem.db import session_scope
 from pbem.models import Game, MoveRecord
 from pbem.rules import CLANS
-from tests.support.games import PLAYERS, new_game, seat_tokens, to_move
+from tests.support.games import PLAYERS, new_game, play, seat_tokens, to_move
 from tests.support.messages import caught
 
 
@@ -76,6 +76,33 @@ def test_malformed_move_requests(client, ctx, body, status, code):
                     data=body)
     assert r.status_code == status and r.json["error"]["code"] == code
     assert services.public_game(ctx, game_id)["ply"] == 0
+
+
+@pytest.mark.parametrize("ply", [True, False, 1.5, "1", None])
+def test_a_ply_that_is_not_a_whole_number_is_refused(client, ctx, ply):
+    """A bool is not a ply, though Python counts True as 1: at ply 1, ``"ply": true``
+    with a legal move is refused (as the document says: 400 bad-request), not played."""
+    game_id, toks = new_game(ctx)
+    play(ctx, toks, 1)
+    token, view = to_move(ctx, toks)
+    assert view["ply"] == 1
+    r = client.post("/api/v1/seat/moves", headers=bearer(token), json={"move": view["legal_moves"][0], "ply": ply})
+    assert r.status_code == 400 and r.json["error"]["code"] == "bad-request", r.json
+    assert services.public_game(ctx, game_id)["ply"] == 1
+
+
+def test_another_seat_resending_the_last_move_is_stale(client, ctx):
+    """Only the seat that made a move may send it again and get the view: the
+    same move and ply from another seat is a stale request (409), not a replay."""
+    game_id, toks = new_game(ctx)
+    token, view = to_move(ctx, toks)
+    body = {"move": view["legal_moves"][0], "ply": 0}
+    assert client.post("/api/v1/seat/moves", headers=bearer(token), json=body).status_code == 200
+    for other in (t for t in toks if t != token):
+        r = client.post("/api/v1/seat/moves", headers=bearer(other), json=body)
+        assert r.status_code == 409 and r.json["error"]["code"] == "stale", r.json
+    assert client.post("/api/v1/seat/moves", headers=bearer(token), json=body).status_code == 200
+    assert services.public_game(ctx, game_id)["ply"] == 1
 
 
 def test_refusals_carry_the_rules_codes(client, ctx):
