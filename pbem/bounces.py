@@ -111,7 +111,11 @@ def outbox_id_of(address: str, secret_key: str) -> int | None:
     found = _ADDRESS.fullmatch(address.strip().strip("<>"))
     if found is None:
         return None
-    tag = found.group(1)
+    return outbox_id_of_tag(found.group(1), secret_key)
+
+
+def outbox_id_of_tag(tag: str, secret_key: str) -> int | None:
+    """The outbox id a bounce address's tag names: the tag decrypted, or an old plain id."""
     return int(tag) if tag.isdigit() else _decrypt(secret_key, tag)
 
 

@@ -17,7 +17,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..context import Context
 from ..db import session_scope
-from ..bounces import outbox_id_of
+from ..bounces import outbox_id_of_tag
 from ..models import Inbound, Outbox, ReplyToken, table_of
 from ..tokens import digest
 from . import addresses
@@ -47,7 +47,7 @@ def known_tag(ctx: Context, found: addresses.Recipient) -> bool:
     if found.tag is None:
         return False
     if found.kind == "bounce":
-        outbox_id = outbox_id_of(recipient, ctx.secret_key)  # the tag decrypted (or an old plain id)
+        outbox_id = outbox_id_of_tag(found.tag, ctx.secret_key)
         if outbox_id is None:
             return False
         outbox = table_of(Outbox)
