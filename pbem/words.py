@@ -297,6 +297,11 @@ def effect_text(effect: MoveEffect, epoch: int, w: Words = ENGLISH) -> str:
     >>> effect_text(MoveEffect(Move(12, 14), 3, 1, (), None, None), 1)
     '12 → 14: joins 1 hut'
     """
+    return f"{move_text(str(effect.move))}: {effect_phrase(effect, epoch, w)}"
+
+
+def effect_phrase(effect: MoveEffect, epoch: int, w: Words = ENGLISH) -> str:
+    """:func:`effect_text` without the move."""
     parts = []
     if all(v.territory != effect.move.target for v in effect.villages):
         parts.append(w.n_("joins %(num)d hut", "joins %(num)d huts", effect.joins))
@@ -320,12 +325,20 @@ def effect_text(effect: MoveEffect, epoch: int, w: Words = ENGLISH) -> str:
         parts.append(w._("epoch %(epoch)s begins", epoch=EPOCHS[effect.new_epoch - 1].roman))
     if effect.end is not None:
         parts.append(w._("ends the game"))
-    return f"{move_text(str(effect.move))}: " + "; ".join(parts)
+    return "; ".join(parts)
 
 
 def move_groups(effects: Sequence[MoveEffect], epoch: int, w: Words = ENGLISH) -> list[dict[str, Any]]:
     """The legal moves grouped by the territory they leave: for each, a heading
-    (``From 12 (3 huts):``) and a line per move (:func:`effect_text`)."""
+    (``From 12 (3 huts):``) and its lines, moves that would do the same put
+    together (``12 → 13, 19: joins 1 hut``), each line with its moves.
+
+    >>> from pbem.rules.effects import MoveEffect
+    >>> from pbem.rules.move import Move
+    >>> [g["lines"] for g in move_groups([MoveEffect(Move(12, t), 3, n, (), None, None)
+    ...                                   for t, n in ((13, 1), (14, 2), (19, 1))], 1)]
+    [[{'moves': ['12-13', '12-19'], 'text': '12 → 13, 19: joins 1 hut'}, {'moves': ['12-14'], 'text': '12 → 14: joins 2 huts'}]]
+    """
     groups: list[dict[str, Any]] = []
     for effect in effects:
         source = effect.move.source
@@ -333,8 +346,12 @@ def move_groups(effects: Sequence[MoveEffect], epoch: int, w: Words = ENGLISH) -
             groups.append({"source": source,
                            "heading": w.n_("From %(territory)s (%(num)d hut):", "From %(territory)s (%(num)d huts):",
                                            effect.moved, territory=source),
-                           "lines": []})
-        groups[-1]["lines"].append(effect_text(effect, epoch, w))
+                           "same": {}})
+        groups[-1]["same"].setdefault(effect_phrase(effect, epoch, w), []).append(effect.move)
+    for g in groups:
+        g["lines"] = [{"moves": [str(m) for m in moves],
+                       "text": f"{g['source']} → {', '.join(str(m.target) for m in moves)}: {phrase}"}
+                      for phrase, moves in g.pop("same").items()]
     return groups
 
 

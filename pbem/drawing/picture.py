@@ -360,9 +360,8 @@ def close_up_windows(board: Board, view: Mapping[str, object], territories: Sequ
     for x0, mine in chosen:
         y0 = max(0.0, min(boxes[t][1] for t in mine) - m)
         y1 = min(height, max(boxes[t][3] for t in mine) + m)
-        shown = tuple(sorted(t for t, box in boxes.items()
-                             if across(box, x0) and box[1] >= y0 and box[3] <= y1))
-        out.append(((x0, y0, x0 + w, y1), shown))
+        out.append(((x0, y0, x0 + w, y1), tuple(sorted(t for t, box in boxes.items()
+                                                        if across(box, x0) and box[1] >= y0 and box[3] <= y1))))
     return out
 
 

@@ -22,7 +22,7 @@ from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import SeatView
 from ..rules.effects import MoveEffect, move_effects
-from ..words import (Words, board_text, describe_history, effect_text, end_text, epoch_terrain_text, left_text,
+from ..words import (Words, board_text, describe_history, end_text, epoch_terrain_text, left_text,
                      move_groups, move_text, names_text, scores_text, village_line, when_text)
 from . import messages
 from ..drawing.picture import board_pngs
@@ -204,13 +204,13 @@ def _effects(view: SeatView) -> list[MoveEffect]:
 
 
 def legal_moves_text(view: SeatView, w: Words, effects: list[MoveEffect] | None = None) -> list[str]:
-    """The moves the seat may play now, a line each with what it would do
-    (``12 → 13: joins 2 huts``), by the territory they leave: the lines of
+    """The moves the seat may play now with what they would do (``12 → 13, 19:
+    joins 1 hut``), by the territory they leave: the lines of
     :func:`move_context`'s groups.  ``effects``: :func:`pbem.rules.effects.move_effects`
     of the view, if already made."""
     if effects is None:
         effects = _effects(view)
-    return [effect_text(e, view["epoch"], w) for e in effects]
+    return [line["text"] for g in move_groups(effects, view["epoch"], w) for line in g["lines"]]
 
 
 def move_context(view: SeatView, w: Words, effects: list[MoveEffect] | None = None) -> dict[str, Any]:
