@@ -4,14 +4,19 @@ legible on a phone."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 import html as html_lib
 import io
-from typing import Any
+import re
+from typing import Any, Iterator
 
 import pytest
 from PIL import Image
 
 from pbem import services
+from pbem.db import session_scope
+from pbem.models import CaughtMail
 from pbem.drawing.marks import font_scale
 from pbem.drawing.picture import DEFAULT_WIDTH, close_up_windows
 from pbem.drawing.style import CLAN_MARKS, NUMBER_FONT, TOKEN_FONT
@@ -19,6 +24,7 @@ from pbem.mail.compose import legal_moves_text
 from pbem.rules import classic_board
 from pbem.rules.effects import move_effects
 from pbem.words import Words, effect_phrase, effect_text, epoch_terrain_text, move_groups
+from tests.support.config import app_config
 from tests.support.games import email_of, new_game, play, to_move
 from tests.support.messages import newest, parts
 
@@ -109,3 +115,37 @@ def test_the_close_ups_are_legible_on_a_phone(ctx: Any) -> None:
     assert set().union(*(set(shown) for _, shown in windows)) == wanted
     for (_, shown), cid in zip(windows, close):
         assert "territories " + ", ".join(map(str, shown)) in html_lib.unescape(got["html"])
+
+
+@pytest.fixture
+def mailbox_app(database_url: str) -> Iterator[Any]:
+    """The demo's mailbox (it exists only on a loopback base URL)."""
+    from pbem.web import create_app
+
+    app = create_app(app_config(database_url, BASE_URL="http://127.0.0.1:5000", MAILBOX=True))
+    yield app
+    app.extensions["pbem"].engine.dispose()
+
+
+def test_the_demo_mailbox_shows_the_close_ups(mailbox_app: Any) -> None:
+    ctx = mailbox_app.extensions["pbem"]
+    client = mailbox_app.test_client()
+    _, toks = new_game(ctx)
+    _, view = to_move(ctx, toks)
+    ids = [int(i) for i in re.findall(r'href="/mailbox/(\d+)"', client.get("/mailbox/").get_data(as_text=True))]
+    turn = next(i for i in ids if 'cid:close-up-1' in parts(_raw(ctx, i))["html"])
+    html = client.get(f"/mailbox/{turn}/html").get_data(as_text=True)
+    shown = re.findall(r'src="(/mailbox/\d+/close-up-\d+\.png)"', html)
+    assert shown and "cid:" not in html
+    for src in shown:
+        picture = client.get(src)
+        assert picture.status_code == 200 and picture.mimetype == "image/png"
+        assert picture.data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert client.get(f"/mailbox/{turn}/close-up-99.png").status_code == 404
+
+
+def _raw(ctx: Any, mail_id: int) -> Any:
+    with session_scope(ctx.engine) as session:
+        mail = session.get(CaughtMail, mail_id)
+        assert mail is not None
+        return email.message_from_string(mail.raw, policy=email.policy.default)
