@@ -318,9 +318,11 @@ def effect_phrase(effect: MoveEffect, epoch: int, w: Words = ENGLISH) -> str:
         if v.strife:
             parts.append(w._("strife removes %(clans)s", clans=", ".join(w.clan(c) for c in v.strife)))
     if len(effect.villages) > 1:
-        # The reply reader takes "order" in every language (pbem.inbound.reading).
-        example = f"{effect.move} order " + " ".join(str(v.territory) for v in effect.villages)
-        parts.append(w._("you choose their order, e.g. %(example)s", example=example))
+        # Translators: how a reply gives the villages' order; the word between the
+        # move and the villages must be one the reply reader takes (pbem.inbound.reading:
+        # order, sorrend, pořadí, ordem).
+        parts.append(w._("you choose their order, e.g. %(move)s order %(villages)s", move=str(effect.move),
+                         villages=" ".join(str(v.territory) for v in effect.villages)))
     if effect.new_epoch is not None:
         parts.append(w._("epoch %(epoch)s begins", epoch=EPOCHS[effect.new_epoch - 1].roman))
     if effect.end is not None:
