@@ -313,11 +313,11 @@ def _palette(board: Board, width: int, look: BoardStyle = STANDARD) -> Image.Ima
 
 
 #: A close-up's width in board units.  Cut from the picture at DEFAULT_WIDTH
-#: (1.2 px a unit) it is 480 px wide, and a mail on a phone 360 px wide shows it
+#: (1.2 px a unit) it is 456 px wide, and a mail on a phone 360 px wide shows it
 #: about 300 px wide (inside the card's margins): territory numbers (NUMBER_FONT)
-#: are then 11 px and hut counts as large, where the whole board shows them at 5.
-#: Its height is what the territories it shows need (a phone scrolls down).
-CLOSE_UP_W = 400.0
+#: and one-digit hut counts are then at least 11 px, where the whole board shows
+#: them at 5.  Its height is what the territories it shows need (a phone scrolls).
+CLOSE_UP_W = 380.0
 #: Room kept around a label block inside a close-up, in board units.
 CLOSE_UP_MARGIN = 8.0
 
@@ -377,7 +377,8 @@ def board_pngs(board: Board, view: Mapping[str, object], *, focus: Sequence[int]
     scale = _base(board, width, look).scale
     pieces = []
     for (x0, y0, x1, y1), shown in close_up_windows(board, view, focus, laid_out=pic) if focus else ():
-        box = (round(x0 * scale), round(y0 * scale), min(img.width, round(x1 * scale)),
+        left = round(x0 * scale)
+        box = (left, round(y0 * scale), min(img.width, left + round((x1 - x0) * scale)),
                min(img.height, round(y1 * scale)))
         piece = indexed.crop(box)
         pieces.append(CloseUp(palette_png(piece), shown, piece.size))
