@@ -114,14 +114,16 @@ def move_effects(board: Board, view: Mapping[str, object]) -> list[MoveEffect]:
     if view.get("finished") or founded >= VILLAGE_CHIPS:
         return []
     occupied = set(position)
+    counts = _counts(position)
     nbrs = _neighbours(board)
     out = []
     for source in board.ids:
         if source not in occupied:
             continue
+        s = counts[source]
         for target in nbrs[source]:
-            if target in occupied and _legal(position, source, target):
-                out.append(_effect(board, nbrs, position, occupied, founded, source, target))
+            if target in occupied and (s < BIG_GROUP or counts[target] >= s):
+                out.append(_effect(board, nbrs, position, counts, occupied, founded, source, target))
     return out
 
 
@@ -156,7 +158,8 @@ def move_effect(board: Board, view: Mapping[str, object], move: Move) -> MoveEff
         raise errors.ImmovableGroup(f"{move}: {s} huts may only move into a group at least as big",
                                     move=str(move), huts=s, source=move.source, target=move.target,
                                     target_huts=t)
-    return _effect(board, _neighbours(board), position, set(position), founded, move.source, move.target)
+    return _effect(board, _neighbours(board), position, _counts(position), set(position), founded, move.source,
+                   move.target)
 
 
 def _legal(position: Mapping[int, Mapping[str, int]], source: int, target: int) -> bool:
@@ -164,12 +167,13 @@ def _legal(position: Mapping[int, Mapping[str, int]], source: int, target: int) 
     return s < BIG_GROUP or t >= s
 
 
+def _counts(position: Mapping[int, Mapping[str, int]]) -> dict[int, int]:
+    return {tid: sum(huts.values()) for tid, huts in position.items()}
+
+
 def _effect(board: Board, nbrs: Mapping[int, tuple[int, ...]], position: Mapping[int, Mapping[str, int]],
-            occupied: set[int], founded: int, source: int, target: int) -> MoveEffect:
+            counts: Mapping[int, int], occupied: set[int], founded: int, source: int, target: int) -> MoveEffect:
     after = occupied - {source}
-    merged = dict(position[target])
-    for clan, n in position[source].items():
-        merged[clan] = merged.get(clan, 0) + n
     # Only the target and the source's neighbours can be left alone (rules.md).
     lonely = sorted(
         tid for tid in nbrs[source]
@@ -180,7 +184,10 @@ def _effect(board: Board, nbrs: Mapping[int, tuple[int, ...]], position: Mapping
         number = founded + k + 1
         if number > VILLAGE_CHIPS:
             break  # past the 12th: not a village
-        huts = merged if tid == target else dict(position[tid])
+        huts = dict(position[tid])
+        if tid == target:
+            for clan, n in position[source].items():
+                huts[clan] = huts.get(clan, 0) + n
         strife: tuple[str, ...] = ()
         if len(huts) == len(CLANS):
             strife = tuple(c for c in CLANS if huts.get(c) == 1)
@@ -200,6 +207,5 @@ def _effect(board: Board, nbrs: Mapping[int, tuple[int, ...]], position: Mapping
     new_epoch = None
     if end is None and villages and epoch_of_village(total + 1) > epoch_of_village(founded + 1):
         new_epoch = epoch_of_village(total + 1)
-    return MoveEffect(move=Move(source, target), moved=sum(position[source].values()),
-                      joins=sum(position[target].values()), villages=tuple(villages), new_epoch=new_epoch,
-                      end=end)
+    return MoveEffect(move=board.moves[board.index[source]][board.index[target]], moved=counts[source],
+                      joins=counts[target], villages=tuple(villages), new_epoch=new_epoch, end=end)
