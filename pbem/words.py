@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Sequence
 
 from babel.dates import format_datetime, format_time, match_skeleton
 
 from .language import DEFAULT_LANGUAGE, DEFAULT_TIME_ZONE, TAGS, locale, translations, zone
+from .rules.effects import MoveEffect, VillageEffect
 from .rules.errors import RulesError
 from .rules.tables import CLANS, EPOCHS, TERRAINS
 from .rules.views import BaseView, VillageEntry
@@ -264,6 +265,110 @@ def board_text(view: BaseView, width: int = 72, w: Words = ENGLISH) -> list[str]
         else:
             lines.append(piece)
     return lines
+
+
+def epoch_terrain_text(epoch: int, w: Words = ENGLISH) -> str:
+    """This epoch's terrains: which is favourable (and its bonus), which hostile.
+
+    >>> epoch_terrain_text(2)
+    'Epoch II: mountain is favourable (+2 a village), grassland is hostile (a village there scores 0).'
+    >>> epoch_terrain_text(5)
+    'Epoch V: every terrain is favourable (+5 a village).'
+    """
+    e = EPOCHS[min(max(epoch, 1), len(EPOCHS)) - 1]
+    if not e.hostile:
+        return w._("Epoch %(epoch)s: every terrain is favourable (+%(bonus)d a village).", epoch=e.roman,
+                   bonus=e.bonus)
+    return w._("Epoch %(epoch)s: %(favourable)s is favourable (+%(bonus)d a village), %(hostile)s is hostile "
+               "(a village there scores 0).", epoch=e.roman, bonus=e.bonus,
+               favourable=names_text([w.terrain(t) for t in e.favourable], w),
+               hostile=names_text([w.terrain(t) for t in e.hostile], w))
+
+
+def _standing_text(v: VillageEffect, epoch: int, w: Words) -> str:
+    terrain = w.terrain(v.terrain)
+    if v.standing == "neutral":
+        return terrain
+    roman = EPOCHS[v.epoch - 1].roman
+    if v.standing == "favourable":
+        if v.epoch == epoch:
+            return w._("%(terrain)s, favourable now", terrain=terrain)
+        return w._("%(terrain)s, favourable in epoch %(epoch)s", terrain=terrain, epoch=roman)
+    if v.epoch == epoch:
+        return w._("%(terrain)s, hostile now", terrain=terrain)
+    return w._("%(terrain)s, hostile in epoch %(epoch)s", terrain=terrain, epoch=roman)
+
+
+def effect_text(effect: MoveEffect, epoch: int, w: Words = ENGLISH) -> str:
+    """What a move would do, in a line: ``12 → 13: joins 2 huts`` or ``12 → 13: founds
+    a village on 13 (forest, favourable now): 6 points for red, blue``.  ``epoch``
+    is the current one (a village of the next epoch says which).  Only what the
+    reader's view shows: the colours on the board, never whose clan is whose.
+
+    >>> from pbem.rules.effects import MoveEffect, VillageEffect
+    >>> from pbem.rules.move import Move
+    >>> village = VillageEffect(4, 13, "forest", 1, "favourable", ("green",), 5, ("red", "blue"), 6)
+    >>> effect_text(MoveEffect(Move(12, 13), 3, 3, (village,), 2, None), 1)
+    '12 → 13: founds a village on 13 (forest, favourable now): 6 points for red, blue; strife removes green; epoch II begins'
+    >>> effect_text(MoveEffect(Move(12, 14), 3, 1, (), None, None), 1)
+    '12 → 14: joins 1 hut'
+    """
+    return f"{move_text(str(effect.move))}: {effect_phrase(effect, epoch, w)}"
+
+
+def effect_phrase(effect: MoveEffect, epoch: int, w: Words = ENGLISH) -> str:
+    """:func:`effect_text` without the move."""
+    parts = []
+    if all(v.territory != effect.move.target for v in effect.villages):
+        parts.append(w.n_("joins %(num)d hut", "joins %(num)d huts", effect.joins))
+    for v in effect.villages:
+        where = _standing_text(v, epoch, w)
+        if v.clans:
+            parts.append(w.n_("founds a village on %(territory)s (%(where)s): %(num)d point for %(clans)s",
+                              "founds a village on %(territory)s (%(where)s): %(num)d points for %(clans)s",
+                              v.points, territory=v.territory, where=where,
+                              clans=", ".join(w.clan(c) for c in v.clans)))
+        else:
+            parts.append(w._("founds a village on %(territory)s (%(where)s): nobody scores",
+                             territory=v.territory, where=where))
+        if v.strife:
+            parts.append(w._("strife removes %(clans)s", clans=", ".join(w.clan(c) for c in v.strife)))
+    if len(effect.villages) > 1:
+        # The example is typed in a reply: its keyword is the reader's own (order_keyword).
+        example = f"{effect.move} {order_keyword(w)} " + " ".join(str(v.territory) for v in effect.villages)
+        parts.append(w._("you choose their order, e.g. %(example)s", example=example))
+    if effect.new_epoch is not None:
+        parts.append(w._("epoch %(epoch)s begins", epoch=EPOCHS[effect.new_epoch - 1].roman))
+    if effect.end is not None:
+        parts.append(w._("ends the game"))
+    return "; ".join(parts)
+
+
+def move_groups(effects: Sequence[MoveEffect], epoch: int, w: Words = ENGLISH) -> list[dict[str, Any]]:
+    """The legal moves grouped by the territory they leave: for each, a heading
+    (``From 12 (3 huts):``) and its lines, moves that would do the same put
+    together (``12 → 13, 19: joins 1 hut``), each line with its moves.
+
+    >>> from pbem.rules.effects import MoveEffect
+    >>> from pbem.rules.move import Move
+    >>> [g["lines"] for g in move_groups([MoveEffect(Move(12, t), 3, n, (), None, None)
+    ...                                   for t, n in ((13, 1), (14, 2), (19, 1))], 1)]
+    [[{'moves': ['12-13', '12-19'], 'text': '12 → 13, 19: joins 1 hut'}, {'moves': ['12-14'], 'text': '12 → 14: joins 2 huts'}]]
+    """
+    groups: list[dict[str, Any]] = []
+    for effect in effects:
+        source = effect.move.source
+        if not groups or groups[-1]["source"] != source:
+            groups.append({"source": source,
+                           "heading": w.n_("From %(territory)s (%(num)d hut):", "From %(territory)s (%(num)d huts):",
+                                           effect.moved, territory=source),
+                           "same": {}})
+        groups[-1]["same"].setdefault(effect_phrase(effect, epoch, w), []).append(effect.move)
+    for g in groups:
+        g["lines"] = [{"moves": [str(m) for m in moves],
+                       "text": f"{g['source']} → {', '.join(str(m.target) for m in moves)}: {phrase}"}
+                      for phrase, moves in g.pop("same").items()]
+    return groups
 
 
 # -- times ----------------------------------------------------------------------

@@ -169,17 +169,18 @@ def test_every_reply_keyword_a_mail_teaches_is_one_the_reader_takes(code):
     """A mail tells the reader to type the villages' order after a word: in their
     language, and one the reply reader understands ("sorrend", never "order", in Hungarian)."""
     from pbem.inbound.reading import read_reply
-    from pbem.mail.compose import legal_moves_text
-    from pbem.words import order_keyword
+    from pbem.rules.effects import MoveEffect, VillageEffect
+    from pbem.rules.move import Move
+    from pbem.words import effect_phrase, order_keyword
 
     w = Words(code)
     keyword = order_keyword(w)
     assert keyword != "order" and read_reply(f"12-13 {keyword} 14 15").order == (14, 15)
     taught = [s for ctx, mid, strings in _strings(code) if "12-13 order 14 15" in mid for s in strings]
     assert taught and all(f"12-13 {keyword} 14 15" in s and not re.search(r"\border\b", s) for s in taught)
-    lines = legal_moves_text({"legal_moves": ["12-13"], "founding": {"12-13": [14, 15]}}, w)  # type: ignore[typeddict-item]
-    assert any(f"12-13 {keyword} 14 15" in line for line in lines), lines
-    assert not any(re.search(r"\border\b", line) for line in lines)
+    village = [VillageEffect(n, t, "forest", 1, "favourable", (), 2, ("red",), 2) for n, t in ((1, 14), (2, 15))]
+    line = effect_phrase(MoveEffect(Move(12, 13), 2, 0, tuple(village), None, None), 1, w)
+    assert f"12-13 {keyword} 14 15" in line and not re.search(r"\border\b", line), line
 
 
 def test_hungarian_never_calls_a_host_the_computer_player():

@@ -20,7 +20,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 from pbem.rules.board import Board
 from pbem.rules.tables import CLANS
 
-from .layout import Point, Shape, drawing, lay_out
+from .layout import Picture, Point, Shape, drawing, lay_out
 from .marks import font_scale, outline, reach, text_at
 from .style import (
     ARROW_HALO_W,
@@ -214,7 +214,7 @@ def _paste_label(img: Image.Image, at: PxPoint, text: str, fill: str, halo: str,
 
 
 def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH,
-           style: str | BoardStyle | None = None) -> Image.Image:
+           style: str | BoardStyle | None = None, laid_out: Picture | None = None) -> Image.Image:
     """The picture as an RGB image (``board_png`` encodes it), in the board style
     ``style`` (a name of ``style.BOARD_STYLES``; ``None``: standard)."""
     look = board_style(style)
@@ -223,7 +223,7 @@ def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WID
         raise ValueError("width must be positive")
     base = _base(board, width, look)
     s = base.scale
-    pic = lay_out(board, view)
+    pic = laid_out if laid_out is not None else lay_out(board, view)
     scene = pic.scene
     img = base.image.copy()
     draw = ImageDraw.Draw(img)
@@ -310,3 +310,76 @@ def _palette(board: Board, width: int, look: BoardStyle = STANDARD) -> Image.Ima
     sample = render(board, {"huts": huts, "villages": villages, "last_move": f"{second}-{first}"},
                     width=width, style=look)
     return sample.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+
+
+#: A close-up's width in board units.  Cut from the picture at DEFAULT_WIDTH
+#: (1.2 px a unit) it is 456 px wide, and a mail on a phone 360 px wide shows it
+#: about 300 px wide (inside the card's margins): territory numbers (NUMBER_FONT)
+#: and one-digit hut counts are then at least 11 px, where the whole board shows
+#: them at 5.  Its height is what the territories it shows need (a phone scrolls).
+CLOSE_UP_W = 380.0
+#: Room kept around a label block inside a close-up, in board units.
+CLOSE_UP_MARGIN = 8.0
+
+
+@dataclass(frozen=True)
+class CloseUp:
+    """A piece of the board picture, and the territories whose labels it shows whole."""
+
+    png: bytes
+    territories: tuple[int, ...]
+    size: tuple[int, int]
+
+
+def close_up_windows(board: Board, view: Mapping[str, object], territories: Sequence[int], *,
+                     laid_out: Picture | None = None,
+                     ) -> list[tuple[tuple[float, float, float, float], tuple[int, ...]]]:
+    """Windows :data:`CLOSE_UP_W` wide (board units, ``(x0, y0, x1, y1)``) that
+    together show the label block of each of ``territories`` whole: few columns
+    (left to right), each as tall as its territories need, each with the
+    territories it shows whole."""
+    d = drawing(board)
+    pic = laid_out if laid_out is not None else lay_out(board, view)
+    width, height = d.size
+    w, m = min(CLOSE_UP_W, width), CLOSE_UP_MARGIN
+    boxes = {tid: pic.layouts[tid].box for tid in territories if tid in pic.layouts}
+
+    def across(box: tuple[float, float, float, float], x0: float) -> bool:
+        return (box[0] - m >= x0 or x0 <= 0) and (box[2] + m <= x0 + w or x0 + w >= width)
+
+    # Left to right: a column starts at the leftmost block not yet shown whole
+    # (kept on the board), and shows whole every block that fits in it.
+    chosen: list[tuple[float, set[int]]] = []
+    left = sorted(boxes, key=lambda t: boxes[t][0])
+    while left:
+        x0 = max(0.0, min(width - w, boxes[left[0]][0] - m))
+        shown = {t for t in left if across(boxes[t], x0)} or {left[0]}
+        chosen.append((x0, shown))
+        left = [t for t in left if t not in shown]
+    out = []
+    for x0, mine in chosen:
+        y0 = max(0.0, min(boxes[t][1] for t in mine) - m)
+        y1 = min(height, max(boxes[t][3] for t in mine) + m)
+        out.append(((x0, y0, x0 + w, y1), tuple(sorted(t for t, box in boxes.items()
+                                                        if across(box, x0) and box[1] >= y0 and box[3] <= y1))))
+    return out
+
+
+def board_pngs(board: Board, view: Mapping[str, object], *, focus: Sequence[int] = (),
+               width: int = DEFAULT_WIDTH, style: str | BoardStyle | None = None) -> tuple[bytes, list[CloseUp]]:
+    """:func:`board_png`, and close-ups (:func:`close_up_windows`) showing the
+    territories ``focus`` legibly on a phone: pieces of the same picture, drawn
+    and mapped onto the palette once, so each costs only its encoding."""
+    look = board_style(style)
+    pic = lay_out(board, view)
+    img = render(board, view, width=width, style=look, laid_out=pic)
+    indexed = img.quantize(palette=_palette(board, width, look), dither=Image.Dither.NONE)
+    scale = _base(board, width, look).scale
+    pieces = []
+    for (x0, y0, x1, y1), shown in close_up_windows(board, view, focus, laid_out=pic) if focus else ():
+        left = round(x0 * scale)
+        box = (left, round(y0 * scale), min(img.width, left + round((x1 - x0) * scale)),
+               min(img.height, round(y1 * scale)))
+        piece = indexed.crop(box)
+        pieces.append(CloseUp(palette_png(piece), shown, piece.size))
+    return palette_png(indexed), pieces

@@ -21,10 +21,11 @@ from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import SeatView
-from ..words import (Words, board_text, describe_history, end_text, left_text, move_text, names_text, order_keyword,
-                     scores_text, village_line, when_text)
+from ..rules.effects import MoveEffect, move_effects
+from ..words import (Words, board_text, describe_history, end_text, epoch_terrain_text, left_text,
+                     move_groups, move_text, names_text, scores_text, village_line, when_text)
 from . import messages
-from ..drawing.picture import board_png
+from ..drawing.picture import board_pngs
 
 _OUTBOX = table_of(Outbox)
 # Built once: a sign-in row keeps the link it sends.
@@ -36,6 +37,9 @@ _KEEP_LOGIN = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
 ASKED_FOR = ("login", "link")
 #: Kinds that show the board (as text, and as the inline PNG in the HTML part).
 BOARD_KINDS = ("turn", "reminder", "deadline", "game-over", "digest", "reply-accepted", "reply-refused")
+#: Kinds that offer the reader's legal moves with their effects, this epoch's
+#: terrains and close-ups of the board legible on a phone: enough to decide.
+MOVE_KINDS = ("turn", "reminder")
 #: Kinds that show the table talk written since the reader last had it.
 TABLE_KINDS = ("turn", "digest")
 #: The most table messages one mail shows (the page has them all).
@@ -96,8 +100,11 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     context.update(kind=row.kind, base_url=ctx.base_url,
                    unsubscribe=unsubscribing.link(ctx, game, seat),  # a token that only stops mail
                    reply_to=envelope.get("reply_to"), seat_email=seat.email, **answer)
+    effects = _effects(view) if row.kind in MOVE_KINDS or row.kind == "reply-refused" else []
     if row.kind == "reply-refused":
-        context.update(legal_moves=legal_moves_text(view, w))
+        context.update(legal_moves=legal_moves_text(view, w, effects))
+    if row.kind in MOVE_KINDS:
+        context.update(move_context(view, w, effects))
     context.update(_table_context(session, row, seat, w))
     if row.kind == "talk":
         said = _talk_of(session, row, game, seat)
@@ -128,11 +135,20 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         context.update(webhook_host=urlsplit(hook.url).hostname or "", webhook_kind=hook.kind,
                        webhook_error=w._(shown) if shown else "")
     picture = None
+    close_ups: list[bytes] = []
     if row.kind in BOARD_KINDS and view["huts"]:
-        picture = board_png(classic_board(), view, style=seat.board_style)
+        # Close-ups of where the reader can move, in the mails that ask for a move.
+        focus = sorted({t for e in effects for t in e.move}) if row.kind in MOVE_KINDS else []
+        picture, pieces = board_pngs(classic_board(), view, focus=focus, style=seat.board_style)
+        close_ups = [p.png for p in pieces]
+        context["close_ups"] = [
+            {"cid": f"close-up-{i}", "width": p.size[0], "height": p.size[1],
+             "alt": w._("Close-up of the board: territories %(territories)s",
+                        territories=", ".join(map(str, p.territories)))}
+            for i, p in enumerate(pieces, 1)]
     context["has_board"] = picture is not None
     message = messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
-                             picture=picture, language=w.language)
+                             picture=picture, close_ups=close_ups, language=w.language)
     if envelope.get("reply_to"):
         # What it says is kept as a fingerprint: a reply posts none of it to the table.
         replies.remember(ctx, session, row.id, message)
@@ -180,21 +196,29 @@ def _reply_address(ctx: Context, session: Session, row: Outbox, seat: Seat, ply:
     return {"reply_to": address}
 
 
-def legal_moves_text(view: SeatView, w: Words) -> list[str]:
-    """The moves the seat may play now, a line per territory to move from
-    (``12 → 13, 14``), then the moves that found several villages."""
-    by_source: dict[int, list[int]] = {}
-    for text in view.get("legal_moves") or []:
-        source, _, target = str(text).partition("-")
-        by_source.setdefault(int(source), []).append(int(target))
-    lines = [f"{source} → {', '.join(map(str, sorted(targets)))}" for source, targets in sorted(by_source.items())]
-    for move, villages in sorted((view.get("founding") or {}).items()):
-        if len(villages) > 1:
-            # In the reader's language: the reply reader takes each language's word.
-            example = f"{move} {order_keyword(w)} " + " ".join(map(str, villages))
-            lines.append(w._("%(move)s founds villages on %(territories)s: add their order, e.g. %(example)s",
-                             move=move, territories=", ".join(map(str, villages)), example=example))
-    return lines
+def _effects(view: SeatView) -> list[MoveEffect]:
+    """The reader's legal moves with what each would do (none when it is not
+    their turn), from their view only."""
+    return move_effects(classic_board(), view) if view.get("your_turn") else []
+
+
+def legal_moves_text(view: SeatView, w: Words, effects: list[MoveEffect] | None = None) -> list[str]:
+    """The moves the seat may play now with what they would do (``12 → 13, 19:
+    joins 1 hut``), by the territory they leave: the lines of
+    :func:`move_context`'s groups.  ``effects``: :func:`pbem.rules.effects.move_effects`
+    of the view, if already made."""
+    if effects is None:
+        effects = _effects(view)
+    return [line["text"] for g in move_groups(effects, view["epoch"], w) for line in g["lines"]]
+
+
+def move_context(view: SeatView, w: Words, effects: list[MoveEffect] | None = None) -> dict[str, Any]:
+    """What a mail asking for a move offers: the legal moves with their effects,
+    grouped by the territory they leave, and this epoch's terrains."""
+    if effects is None:
+        effects = _effects(view)
+    return {"move_groups": move_groups(effects, view["epoch"], w),
+            "epoch_terrain": epoch_terrain_text(view["epoch"], w)}
 
 
 def _event_ply(event: str) -> int:
@@ -362,4 +386,8 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
         # The table talk since the reader last had it (compose fills it in).
         "table": [],
         "table_more": 0,
+        # The legal moves and this epoch's terrains (compose fills them in for MOVE_KINDS).
+        "move_groups": [],
+        "epoch_terrain": "",
+        "close_ups": [],
     }

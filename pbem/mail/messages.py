@@ -18,7 +18,7 @@ from email.policy import Policy
 from email.utils import formatdate
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, Sequence
 
 import css_inline
 import jinja2
@@ -164,10 +164,11 @@ def render_html(kind: str, context: Mapping[str, Any], language: str = DEFAULT_L
 
 
 def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | None = None,
-          language: str = DEFAULT_LANGUAGE) -> EmailMessage:
+          close_ups: Sequence[bytes] = (), language: str = DEFAULT_LANGUAGE) -> EmailMessage:
     """The whole message in the recipient's ``language``: plain text, plus HTML
     (with the board as an inline PNG when ``picture`` is given) when the kind has
-    an HTML template."""
+    an HTML template; ``close_ups`` are more inline PNGs, ``cid:close-up-1`` ... in
+    the HTML (pieces of the board, legible on a phone)."""
     subject, text = render_text(envelope.kind, context, language)
     subject = _one_line(subject)
     msg = EmailMessage(policy=POLICY)
@@ -212,6 +213,9 @@ def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | No
             html_part.make_related(boundary=_boundary())
             html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
                                   filename="board.png", disposition="inline")
+            for i, piece in enumerate(close_ups, 1):
+                html_part.add_related(piece, maintype="image", subtype="png", cid=f"<close-up-{i}>",
+                                      filename=f"board-{i}.png", disposition="inline")
     # Last: setting the content drops (and make_alternative moves) Content-* headers.
     msg["Content-Language"] = TAGS[language]
     return msg

@@ -143,6 +143,8 @@ def html(mail_id: int) -> Any:
     if part is None:
         abort(404, description=words()._("this message has no HTML part"))
     body = part.get_content().replace("cid:board", f"/mailbox/{mail_id}/board.png")
+    # The close-ups of the board a mail asking for a move carries (cid:close-up-1 ...).
+    body = re.sub(r'"cid:close-up-([0-9]{1,2})"', rf'"/mailbox/{mail_id}/close-up-\1.png"', body)
     # Shown in a frame: its links should open the page itself, not inside the frame.
     body = body.replace("<head>", '<head><base target="_top">', 1)
     # Stricter than the site's policy, and like it only framed by our own pages.
@@ -154,6 +156,14 @@ def html(mail_id: int) -> Any:
 def picture(mail_id: int) -> Any:
     for part in _parse(_caught(mail_id).raw).walk():
         if part.get_content_type() == "image/png":
+            return Response(part.get_content(), mimetype="image/png")
+    abort(404, description=words()._("this message has no picture"))
+
+
+@bp.get(f"/<int(max={MAX_ID}):mail_id>/close-up-<int(max=99):number>.png")
+def close_up(mail_id: int, number: int) -> Any:
+    for part in _parse(_caught(mail_id).raw).walk():
+        if part.get_content_type() == "image/png" and str(part.get("Content-ID")) == f"<close-up-{number}>":
             return Response(part.get_content(), mimetype="image/png")
     abort(404, description=words()._("this message has no picture"))
 

@@ -17,7 +17,8 @@ def picture_in(ctx: Any, address: str) -> bytes:
     message = newest(ctx, address, "turn")
     assert message is not None
     images = parts(message)["images"]
-    assert set(images) == {"board"}
+    # The whole board, and close-ups of where the reader can move.
+    assert "board" in images and all(k == "board" or k.startswith("close-up-") for k in images)
     ctype, data = images["board"]
     assert ctype == "image/png"
     return bytes(data)

@@ -49,7 +49,11 @@ def check_message(got: Received, ctx: Any, *, board: bool) -> dict[str, Any]:
     for src in re.findall(r'<img[^>]*\bsrc="([^"]*)"', html):
         assert src.startswith("cid:"), f"{kind}: remote or inline image {src[:40]}"
     if board:
-        assert set(p["images"]) == {"board"}, kind
+        # The whole board, and in the mails asking for a move close-ups of it.
+        assert "board" in p["images"], kind
+        assert all(k == "board" or k.startswith("close-up-") for k in p["images"]), kind
+        for cid, (ctype, png) in p["images"].items():
+            assert ctype == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n" and f'src="cid:{cid}"' in html
         ctype, png = p["images"]["board"]
         assert ctype == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
         assert Image.open(io.BytesIO(png)).size[0] == 1200
