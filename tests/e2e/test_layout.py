@@ -7,7 +7,8 @@ One browser, one context per language (the browser's ``Accept-Language`` picks
 the language of the pages that are nobody's seat; a seat page speaks its seat's
 language) and one tab: each page is loaded once and measured at the four widths
 by resizing the tab.  ``PBEM_LAYOUT_SHOTS=1`` also saves a screenshot of each
-page at each width to /tmp/shots/layout (to look at them; off by default)."""
+page at 390 and 1280 px to /tmp/shots/layout (to look at them; off by default:
+they take minutes)."""
 
 from __future__ import annotations
 
@@ -159,7 +160,7 @@ class Layout:
             for problem in page.evaluate(CHECK):
                 self.problems.append(f"{language} {label} at {width}px: {problem}")
             self.measured.append(f"{language} {label} {width}")
-            if SHOTS is not None:
+            if SHOTS is not None and width in (390, 1280):
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 name = re.sub(r"[^a-z0-9]+", "-", f"{language} {label} {width}".lower())
                 page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
