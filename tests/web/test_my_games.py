@@ -45,7 +45,7 @@ def test_each_game_names_the_others_and_whose_turn_or_the_result(client, ctx):
     assert re.search(rf'<h2><a href="[^"]+">{others[0]} and {others[1]}</a></h2>', ended)
     ann = next(p for p in final["players"] if p["name"] == "Ann")
     winners = final["winners"]
-    assert (f"Winner: {winners[0]}" if len(winners) == 1 else "share the win") in ended
+    assert (f"Winner: {winners[0]}" if len(winners) == 1 else f"Winners: {winners[0]}") in ended
     assert (f"Ann (you), clan {ann['clan']}: {ann['final_score']} = "
             f"{final['clan_scores'][ann['clan']]} + {ann['chips']}") in ended
     assert f"Game {over}" in ended  # the id still matches the mail's subject line
@@ -87,3 +87,15 @@ def test_the_score_card_after_the_reveal(client, ctx):
                   if (owner := re.findall(r"data-owner>([^<]+)<", row))]
         assert sorted(owners) == sorted((p["clan"], p["name"]) for p in view["players"])
 
+
+
+def test_the_list_speaks_the_readers_language(client, ctx):
+    over, toks = new_game(ctx)
+    finish(ctx, over, toks)
+    playing, _ = new_game(ctx, 2)
+    sign_in(client, ctx, "ann@example.org")
+    page = client.get("/games", headers={"Accept-Language": "hu"}).get_data(as_text=True)
+    ended, now = item(page, over), item(page, playing)
+    assert re.search(r"<strong>Győztes(ek)?: ", ended) and "Ann (te), " in ended
+    assert "Winner" not in ended and "is to move" not in now and "Your turn" not in now
+    assert "következik" in now or "Te következel" in now
