@@ -771,7 +771,7 @@ def _reason(session: Session, game: Game, token: ReplyToken, reply: reading.Repl
         record = _record(session, game, token.ply)
         if why == "used" and record is None:
             return w._(_USED_UNKNOWN)
-        return w._(STALE[why], move=move_text(record.move) if record else "", ply=game.ply)
+        return w._(STALE[why], move=move_text(record.move) if record else "", ply=game.ply + 1)
     return w._(_RULES)
 
 

@@ -310,7 +310,9 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
         "move_options": options,
         "play_data": play_data,
         "epochs": epoch_rows(view),
-        "scores": score_rows(view["clan_scores"]),
+        # Once the game is over the clans are revealed: each score names its owner.
+        "scores": score_rows(view["clan_scores"], {p["clan"]: p["name"] for p in players if p["clan"]}
+                             if view["finished"] else None),
         "history": history,
         "chips_total": VILLAGE_CHIPS,
         "not_accepted": [p["name"] for p in players if not p["accepted"]],
@@ -419,8 +421,9 @@ def move(token: str) -> Any:
         view = services.seat_view(ctx, token)
         w = seat_words(view)
         if e.code == "stale":
+            # Counted as the page's header counts ("Move 4": the move to be played now).
             message = w._("The game has moved on since you loaded the page: it is now at move %(ply)s. "
-                          "Here is the fresh position — nothing was played.", ply=view.get("ply"))
+                          "Here is the fresh position — nothing was played.", ply=int(view.get("ply") or 0) + 1)
             form = {}
         elif e.status == 409:
             message = error_text(e, w)
@@ -633,6 +636,11 @@ def games() -> Any:
     m = _WHOLE.fullmatch(request.args.get("page", "1")[:12])
     page = max(1, int(m.group(1))) if m else 1
     rows, more = services.games_of(context(), email, page)
+    w = words()
+    for row in rows:
+        row["title"] = names_text(row["others"], w)
+        row["winners_text"] = names_text(list(row["winners"] or []), w)
+        row["rematch_action"] = url_for(".rematch", token=row["token"])
     shown = ratings.shown_rating(context(), email)
     stats = player_stats.stats_of(context(), email) if shown.opted_in else None
     return render_template("games.html", email=email, games=rows, page=page, more=more, rating=shown,

@@ -11,12 +11,12 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
 
 
 def open_page(browser: Any, url: str, *, width: int = 1280, height: int = 900, js: bool = True,
-              timezone: str = "UTC", status: int | None = 200) -> Any:
+              timezone: str = "UTC", status: int | None = 200, locale: str = "en-GB") -> Any:
     """A new context and page at ``url``; ``status`` is the answer expected
-    (``None``: any)."""
+    (``None``: any); ``locale`` is the browser's language (its ``Accept-Language``)."""
     context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=js,
                                   device_scale_factor=2 if width < 600 else 1, timezone_id=timezone,
-                                  locale="en-GB")
+                                  locale=locale)
     page = context.new_page()
     page.errors = []  # type: ignore[attr-defined]
     page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))  # type: ignore[attr-defined]

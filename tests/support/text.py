@@ -43,7 +43,8 @@ def english_left(english: str, translated: str) -> list[str]:
     def sentences(document: str) -> set[str]:
         out = set()
         for piece in text_pieces(document):
-            words = re.sub(r"https?://\S+|\S+@\S+", "", piece)
+            # Addresses, and the pieces of one a page lets wrap before its slashes ("/games").
+            words = re.sub(r"https?://\S+|\S+@\S+|\S*/\S*", "", piece)
             for name in SAME_IN_EVERY_LANGUAGE:
                 words = words.replace(name, "")
             if len(re.findall(r"[A-Za-z]{2,}", words)) >= 3:

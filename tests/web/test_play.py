@@ -245,7 +245,8 @@ def test_a_stale_move_shows_that_the_game_moved_on(client, ctx):
     response = client.post(f"/play/{mover}/move", data={"csrf_token": token, "move": stale, "ply": "0"})
     assert response.status_code == 409
     page = response.get_data(as_text=True)
-    assert "The game has moved on" in page and "it is now at move 3" in page
+    # The move to be played now, as the page's header counts it (3 moves made: move 4).
+    assert "The game has moved on" in page and "it is now at move 4" in page and ">Move 4<" in page
     assert 'data-code="stale"' in page
     assert 'name="ply" value="3"' in page  # the fresh position, ready to play
     assert snapshot(ctx) == before

@@ -1,0 +1,301 @@
+"""Every page fits every screen, in every language: in headless Chromium at 390,
+768, 1280 and 1920 px wide, no page scrolls sideways, no text field is narrower
+than what it holds (and never under 120 px), no word is broken across two
+lines, and no cell or scrolling box hides part of what it holds.
+
+One browser, one context per language (the browser's ``Accept-Language`` picks
+the language of the pages that are nobody's seat; a seat page speaks its seat's
+language) and one tab: each page is loaded once and measured at the four widths
+by resizing the tab.  ``PBEM_LAYOUT_SHOTS=1`` also saves a screenshot of each
+page at 390 and 1280 px to /tmp/shots/layout (to look at them; off by default:
+they take minutes)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from sqlmodel import col, select
+
+from pbem import services
+from pbem.db import session_scope
+from pbem.models import CaughtMail
+from tests.support.browser import open_page
+from tests.support.games import finish, play_to_end, seat_tokens, to_move
+from tests.support.messages import caught
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (390, 768, 1280, 1920)
+HEIGHT = 900
+#: The browser's language for each of ours, and the page's ``lang`` in it.
+LANGUAGES = {"en": "en-GB", "hu": "hu-HU", "cs": "cs-CZ", "pt": "pt-PT"}
+TAGS = {"en": "en", "hu": "hu", "cs": "cs", "pt": "pt-PT"}
+SHOTS = Path("/tmp/shots/layout") if os.environ.get("PBEM_LAYOUT_SHOTS") == "1" else None
+_numbers = itertools.count(1)
+
+#: What is wrong with the page as it is laid out now: a list of sentences.
+CHECK = r"""
+() => {
+  const problems = [];
+  const say = (what, el) => {
+    const id = el.id ? '#' + el.id : '';
+    const cls = el.classList && el.classList.length ? '.' + [...el.classList].join('.') : '';
+    problems.push(`${el.tagName.toLowerCase()}${id}${cls}: ${what}`);
+  };
+  // Shown to a sighted reader (not hidden, not only for screen readers); remembered per element.
+  const seen = new Map();
+  const shown = el => {
+    if (!seen.has(el)) {
+      seen.set(el, !el.classList.contains('sr-only') && el.checkVisibility({visibilityProperty: true})
+               && (!el.parentElement || el.parentElement === document.body || shown(el.parentElement)));
+    }
+    return seen.get(el);
+  };
+
+  // (a) No sideways scroll.
+  const wide = document.scrollingElement.scrollWidth;
+  if (wide > innerWidth) problems.push(`the page is ${wide}px wide, wider than the ${innerWidth}px window`);
+
+  // (b) Text fields at least 120px and as wide as their text (typed, placeholder or chosen option).
+  const canvas = document.createElement('canvas').getContext('2d');
+  const textWidth = (el, text) => {
+    const s = getComputedStyle(el);
+    canvas.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+    return canvas.measureText(text).width;
+  };
+  const textual = 'input:not([type]), input[type=text], input[type=email], input[type=url], input[type=search], ' +
+                  'input[type=number], input[type=tel], input[type=password], select, textarea';
+  for (const el of document.querySelectorAll(textual)) {
+    if (!shown(el)) continue;
+    const s = getComputedStyle(el);
+    const box = el.getBoundingClientRect().width;
+    const inner = box - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)
+                  - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth);
+    let text = el.value || el.placeholder || '';
+    // A select shows its chosen option, and its arrow takes about 20px.
+    let need = el.tagName === 'SELECT' ? 20 : 0;
+    if (el.tagName === 'SELECT') text = el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : '';
+    if (el.tagName === 'TEXTAREA') text = '';
+    need += textWidth(el, text);
+    if (box < 120) say(`${Math.round(box)}px wide, under 120px`, el);
+    else if (inner + 0.5 < need) say(`${Math.round(inner)}px inside, its text "${text}" needs ${Math.round(need)}px`, el);
+  }
+
+  // (c) No word broken across lines: each word of each text node (hyphenated
+  // parts, addresses and links counted as separate words, as they may break
+  // there) must lie on one line.
+  const skip = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SELECT', 'OPTION', 'TEXTAREA']);
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || skip.has(parent.tagName) || parent.closest('svg') || !shown(parent)) continue;
+    // What a person typed (table talk) and mail as it was sent may wrap anywhere.
+    if (parent.closest('.talk-text, .mail-text, .mail-headers dd')) continue;
+    const text = node.data;
+    for (const m of text.matchAll(/[^\s\-\u2010\u2013\u2014\/@.,:;()]+/gu)) {
+      if (m[0].length < 2) continue;
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const tops = [];
+      for (const r of range.getClientRects()) {
+        if (r.width < 0.5) continue;
+        if (!tops.some(t => Math.abs(t - r.top) < r.height / 2)) tops.push(r.top);
+      }
+      if (tops.length > 1) say(`the word "${m[0]}" is broken across ${tops.length} lines`, parent);
+    }
+  }
+
+  // (d) No clipped cell or box: a table cell, or anything that scrolls or hides
+  // what overflows it sideways, holds all of its content.
+  for (const el of document.querySelectorAll('main *, header *, footer *')) {
+    if (el.closest('svg') || el.matches(textual + ', input, button, iframe') || !shown(el)) continue;
+    const s = getComputedStyle(el);
+    const cell = el.tagName === 'TD' || el.tagName === 'TH';
+    if (!cell && s.overflowX === 'visible') continue;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      say(`clips its content: ${el.scrollWidth}px in ${el.clientWidth}px` +
+          ` ("${el.textContent.trim().replace(/\s+/g, ' ').slice(0, 40)}")`, el);
+    }
+  }
+  return problems;
+}
+"""
+
+
+class Layout:
+    """One tab per language; each page is measured at every width."""
+
+    def __init__(self, live: Any, browser: Any) -> None:
+        self.live, self.browser = live, browser
+        self.pages: dict[str, Any] = {}
+        self.problems: list[str] = []
+        self.measured: list[str] = []
+
+    def tab(self, language: str) -> Any:
+        if language not in self.pages:
+            page = open_page(self.browser, f"{self.live.base}/healthz", width=WIDTHS[0], height=HEIGHT,
+                             status=None, locale=LANGUAGES[language], timezone="Europe/Budapest")
+            self.pages[language] = page
+        return self.pages[language]
+
+    def open(self, language: str, path: str, status: int = 200) -> Any:
+        page = self.tab(language)
+        response = page.goto(self.live.base + path)
+        assert response is not None and response.status == status, (path, response and response.status)
+        return page
+
+    def measure(self, language: str, label: str) -> None:
+        """Check what the language's tab shows now, at every width."""
+        page = self.pages[language]
+        tag = page.locator("html").get_attribute("lang")
+        assert tag == TAGS[language], (label, tag)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            for problem in page.evaluate(CHECK):
+                self.problems.append(f"{language} {label} at {width}px: {problem}")
+            self.measured.append(f"{language} {label} {width}")
+            if SHOTS is not None and width in (390, 1280):
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                name = re.sub(r"[^a-z0-9]+", "-", f"{language} {label} {width}".lower())
+                page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+
+    def visit(self, language: str, path: str, label: str, status: int = 200) -> Any:
+        page = self.open(language, path, status)
+        self.measure(language, label)
+        return page
+
+    def close(self) -> None:
+        for page in self.pages.values():
+            errors = [e for e in page.errors if not e.startswith("Failed to load resource")]
+            assert errors == [], errors
+            page.context.close()
+
+
+@pytest.fixture
+def layout(live: Any, browser: Any) -> Iterator[Layout]:
+    # Many games and sign-ins from one address and one client.
+    kept, config = live.ctx.limit, {name: live.app.config[name] for name in ("LIMIT_NEW_GAMES", "LIMIT_LOGIN")}
+    live.ctx.limit = lambda name, keys: None
+    live.app.config.update({name: "1000 per minute" for name in config})
+    checker = Layout(live, browser)
+    try:
+        yield checker
+    finally:
+        live.ctx.limit = kept
+        live.app.config.update(config)
+        checker.close()
+
+
+def people(language: str, count: int = 3) -> list[dict[str, str]]:
+    """Players of this language, with addresses no other game of this module uses
+    (and names as long as a person's may well be)."""
+    n = next(_numbers)
+    names = ("Annamária", "Bartholomew", "Cidália Fernandes", "Dezső")
+    return [{"name": name, "email": f"{name.split()[0].lower()}{n}@example.org", "language": language,
+             "time_zone": "Europe/Budapest"} for name in names[:count]]
+
+
+def submit(page: Any, selector: str) -> None:
+    with page.expect_navigation():
+        page.locator(selector).click()
+
+
+def sign_in_token(ctx: Any, address: str) -> str:
+    mails = caught(ctx, address, "login")
+    assert mails, f"no sign-in mail to {address}"
+    m = re.search(r"/signin/([^\s/]+)", mails[-1].get_body(preferencelist=("plain",)).get_content())
+    assert m, "no sign-in link in the mail"
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def ended(live: Any) -> tuple[str, list[str]]:
+    """A game played to its end (so that its replay has every move): its id and
+    its seat tokens.  Made once; each language's test gives its seats its language."""
+    game_id = services.start_game(live.ctx, services.parse_players(people("en")))
+    for t in seat_tokens(live.ctx, game_id):
+        services.accept(live.ctx, t)
+    toks = seat_tokens(live.ctx, game_id)
+    play_to_end(live.ctx, toks)
+    return game_id, toks
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str, list[str]], language: str) -> None:
+    ctx = live.ctx
+    # The start forms: empty, then with a refused row (its error above the fields).
+    page = layout.visit(language, "/", "home")
+    page.locator("#name0").fill("Annamária")
+    page.locator("#email0").fill("not an address")
+    page.locator("#who2").select_option("hard")
+    submit(page, ".start-card button[type=submit]")
+    assert page.locator("#start-error").is_visible()
+    layout.measure(language, "home, a refused start")
+    page = layout.open(language, "/#computer")
+    submit(page, ".solo-card button[type=submit]")
+    assert page.locator("#solo-error").is_visible()
+    layout.measure(language, "home, a refused game against the computer")
+
+    # A game: invited, playing, finished; its public page and its replay.
+    players = people(language)
+    game_id = services.start_game(ctx, services.parse_players(players))
+    toks = seat_tokens(ctx, game_id)
+    layout.visit(language, f"/play/{toks[0]}", "seat: invited")
+    layout.visit(language, f"/games/{game_id}?new=1", "public page: invitations sent")
+    layout.visit(language, f"/never/{toks[1]}", "never email me")
+    for t in toks:
+        services.accept(ctx, t)
+    toks = seat_tokens(ctx, game_id)
+    mover, view = to_move(ctx, toks)
+    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    mover, view = to_move(ctx, toks)
+    page = layout.visit(language, f"/play/{mover}", "seat: your turn")
+    source = view["legal_moves"][0].split("-")[0]
+    page.locator(f"#board [data-territory='{source}']").first.click()
+    layout.measure(language, "seat: a territory picked")
+    other = next(t for t in toks if t != mover)
+    layout.visit(language, f"/play/{other}", "seat: not your turn")
+    layout.visit(language, f"/games/{game_id}", "public page: in play")
+    layout.visit(language, f"/unsubscribe/{other}", "unsubscribe")
+    over, over_toks = ended
+    for t in over_toks:
+        services.set_language(ctx, t, language, "Europe/Budapest")
+    layout.visit(language, f"/play/{over_toks[0]}", "seat: game over")
+    layout.visit(language, f"/games/{over}", "public page: game over")
+    layout.visit(language, f"/games/{over}/replay", "replay: the set-up")
+    moves = services.public_game(ctx, over)["ply"]
+    layout.visit(language, f"/games/{over}/replay?ply={moves}", "replay: the end")
+
+    # Signing in and the player's games (one over, one in play).
+    finish(ctx, game_id, toks)
+    other_game = services.start_game(ctx, services.parse_players(players[:1] + people(language)[1:]))
+    for t in seat_tokens(ctx, other_game):
+        services.accept(ctx, t)
+    page = layout.visit(language, "/login", "sign-in")
+    page.locator("#email").fill(players[0]["email"])
+    submit(page, "main form button[type=submit]")
+    assert page.locator("#login-error").count() == 0
+    layout.measure(language, "sign-in link sent")
+    page = layout.visit(language, f"/signin/{sign_in_token(ctx, players[0]['email'])}", "sign-in confirm")
+    submit(page, "main form button[type=submit]")
+    assert page.url.endswith("/games")
+    layout.measure(language, "my games")
+
+    # The demo's mailbox and one mail in it; the error pages.
+    with session_scope(ctx.engine) as session:
+        mail_id = session.exec(select(CaughtMail.id).where(CaughtMail.kind == "turn")
+                               .order_by(col(CaughtMail.id).desc())).first()
+    layout.visit(language, "/mailbox/", "mailbox")
+    layout.visit(language, f"/mailbox/{mail_id}", "mailbox: a turn mail")
+    layout.visit(language, "/no/such/page", "404", status=404)
+    layout.visit(language, "/play/not-a-seat-token", "401", status=401)
+
+    assert len(layout.measured) == 23 * len(WIDTHS)
+    assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)
