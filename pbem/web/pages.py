@@ -158,6 +158,12 @@ def _start(players: list[dict[str, Any]], hours: int | None) -> Any:
     # Signed in as the first player: they confirm by starting it.
     confirmed = signed_in_email() == parsed[0].email
     game_id = services.start_game(context(), parsed, hours, confirmed=confirmed)
+    if confirmed:
+        # Against the computer only, a game started signed in has begun: straight to the seat.
+        mine = next((g for g in services.games_of(context(), parsed[0].email)[0] if g["game"] == game_id), None)
+        if mine is not None and mine["status"] == "active":
+            flash(words()._("Your game against the computer has started."), "ok")
+            return redirect(url_for(".play", token=str(mine["link"]).rpartition("/")[2]), 303)
     return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
 
 
