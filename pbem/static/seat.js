@@ -229,8 +229,9 @@
   function beat() {
     if (beatTimer) clearTimeout(beatTimer);
     beatTimer = null;
-    var st = status();
-    if (!here || (st !== "waiting" && st !== "active")) return;
+    // Before the start too: accepting a game against the computer starts it, and
+    // the first turn (maybe the player's) comes before the next page has loaded.
+    if (!here || !running(status())) return;
     var token = document.querySelector('input[name="csrf_token"]');
     if (there() && token) {
       var body = new URLSearchParams();

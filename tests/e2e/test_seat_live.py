@@ -16,7 +16,8 @@ from pbem.models import Seat
 from pbem.tokens import digest
 from tests.support.browser import open_page
 from tests.support.clock import wait_until
-from tests.support.games import new_game, to_move
+from tests.support.games import new_game, seat_tokens, to_move
+from tests.support.messages import caught_count
 
 pytestmark = pytest.mark.browser
 
@@ -100,5 +101,24 @@ def test_new_table_talk_is_counted_next_to_the_board(live: Any, browser: Any) ->
     talk_top = page.locator("#talk").bounding_box()
     players_top = page.locator(".side").bounding_box()
     assert talk_top is not None and players_top is not None and talk_top["y"] < players_top["y"]
+    assert page.errors == []
+    page.context.close()
+
+
+def test_accepting_a_game_against_the_computer_on_the_page_mails_no_turn(live: Any, browser: Any) -> None:
+    """The page says its player is there before the start too: the first turn,
+    which comes with the acceptance, is on the page, not in the mailbox."""
+    address = "solo-page@example.org"
+    game_id = services.start_game(live.ctx, services.parse_players([{"name": "Sol", "email": address},
+                                                                    {"bot": "easy"}, {"bot": "medium"}]))
+    (token,) = [t for t in seat_tokens(live.ctx, game_id) if services.seat_view(live.ctx, t)["you"] == "Sol"]
+    page = open_page(browser, f"{live.base}/play/{token}", width=390, height=844)
+    wait_until(lambda: _seen(live, token) is not None)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Accept and start").click()
+    page.wait_for_function("() => document.getElementById('status-title').textContent.trim() === 'Your turn'",
+                           timeout=SHOWS)
+    assert caught_count(live.ctx, address, "turn") == 0
+    assert caught_count(live.ctx, address, "invite") == 1
     assert page.errors == []
     page.context.close()
