@@ -111,6 +111,11 @@ DEFAULTS: dict[str, Any] = {
     # How long a worker's claim on an outbox row lasts: a row whose worker died is
     # tried again after it.  Shorter than a delivery can take, a slow send would go twice.
     "MAIL_LEASE_SECONDS": 300.0,
+    # A player whose open seat page said they were there within this many seconds
+    # is present: their turn mail waits until they have been gone this long, and
+    # goes only if it is still their turn (pbem.watching).  The page says so every
+    # third of it.
+    "PRESENCE_SECONDS": 90.0,
 }
 
 #: The hard player's time box may be at most this long (a worker is busy for it).
@@ -224,6 +229,10 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if not isinstance(lease, (int, float)) or not 5 <= lease <= 86400:
         raise UnsafeConfig(f"PBEM_MAIL_LEASE_SECONDS={lease!r}: a worker's claim on a message lasts 5 to 86400 "
                            "seconds")
+    presence = config.get("PRESENCE_SECONDS", 90.0)
+    if not isinstance(presence, (int, float)) or not 10 <= presence <= 3600:
+        raise UnsafeConfig(f"PBEM_PRESENCE_SECONDS={presence!r}: a player counts as present for 10 to 3600 "
+                           "seconds after their page last said so")
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")

@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 from .models import Game, Outbox
 
 MOVES = Counter("pbem_moves", "Moves offered by players: accepted, or refused with the refusal's code", ["outcome"])
-MAIL = Counter("pbem_mail", "Delivery attempts of outbox rows by kind: sent, retry, failed, skipped", ["kind", "outcome"])
+MAIL = Counter("pbem_mail", "Delivery attempts of outbox rows by kind: sent, retry, failed, skipped, postponed", ["kind", "outcome"])
 INBOUND = Counter("pbem_inbound", "Mail received and handled, by outcome (the handler's first word)", ["outcome"])
 REQUESTS = Histogram("pbem_request_seconds", "Time to answer a web request, by route and method",
                      ["route", "method"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))

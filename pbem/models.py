@@ -115,6 +115,10 @@ class Seat(SQLModel, table=True):
     #: stats read these rather than every finished game's position).
     final_score: int | None = Field(default=None)
     won: bool | None = Field(default=None)
+    #: When the player's open seat page last said they are there (its script's
+    #: heartbeat, a POST: never a GET of the link, which mail scanners open).
+    #: A turn mail waits while they are (``pbem.watching.present_until``).
+    seen_at: datetime | None = Field(default=None, sa_column=_when())
 
 
 class MoveRecord(SQLModel, table=True):

@@ -129,7 +129,7 @@ def mailbox_hash(address: str) -> str:
 def suppression_hashes(address: str) -> list[str]:
     """The suppression rows that stop mail to ``address``: its mailbox's, and
     (rows written before mailboxes were counted held the address as written)
-    the address's own.  Migration 0012 gave old rows whose address the
+    the address's own.  Migration 0011 gave old rows whose address the
     database still held their mailbox's hash; any other old row stops its exact
     address only (a hash cannot be turned back into its mailbox)."""
     return sorted({mailbox_hash(address), address_hash(address)})

@@ -70,7 +70,9 @@ def deliver(self: Task, outbox_id: int) -> str:
     """Deliver one outbox row.  A passing SMTP failure is retried at the row's
     own next attempt time (exponential backoff with jitter, kept in the
     database) when that is soon; otherwise, or if this process dies, the sweep
-    finds the row.  A database that cannot be reached is retried with backoff."""
+    finds the row.  A turn mail postponed while its reader is on their page is
+    tried again the same way when their presence would lapse.  A database that
+    cannot be reached is retried with backoff."""
     return _deliver(self, outbox_id)
 
 
@@ -84,7 +86,7 @@ def deliver_webhook(self: Task, outbox_id: int) -> str:
 def _deliver(self: Task, outbox_id: int) -> str:
     ctx = context()
     outcome = delivery.deliver(ctx, outbox_id, transport_for(ctx.config, ctx.engine))
-    if outcome == "retry" and not self.request.is_eager and self.request.retries < self.max_retries:
+    if outcome in ("retry", "postponed") and not self.request.is_eager and self.request.retries < self.max_retries:
         when = delivery.next_attempt(ctx, outbox_id)
         if when is not None:
             wait = max(when - ctx.now(), timedelta(0))

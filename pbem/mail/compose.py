@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
-from .. import replies, services, unsubscribing, webhooks
+from .. import replies, services, unsubscribing, watching, webhooks
 from ..context import Context
 from ..db import as_utc
 from ..models import Game, Login, Outbox, Seat, TableMessage, Webhook, table_of
@@ -44,11 +44,26 @@ MOVE_KINDS = ("turn", "reminder")
 TABLE_KINDS = ("turn", "digest")
 #: The most table messages one mail shows (the page has them all).
 TABLE_IN_MAIL = 20
+#: Kinds that wait while their reader is on their seat page (``pbem.watching``):
+#: the page says it is their turn already.  The result of a game is not among
+#: them: it is the game's record, and goes once to every player.
+WAIT_WHILE_PRESENT = ("turn", "reminder")
+
+
+class Postponed(Exception):
+    """The message is wanted, but not yet: its reader is on their page now.
+    Delivery tries it again at ``until`` (when they will have been gone long
+    enough), and it goes then if the world still wants it."""
+
+    def __init__(self, until: datetime) -> None:
+        super().__init__(f"reader present until {until.isoformat()}")
+        self.until = until
 
 
 def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     """The message for a row as the world now stands, or ``None`` if it no longer
-    should go (a turn that is over, a spent sign-in link, mail turned off)."""
+    should go (a turn that is over, a spent sign-in link, mail turned off).
+    Raises :class:`Postponed` for a turn mail whose reader is on their page."""
     envelope: dict[str, Any] = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
                                     message_id=row.message_id, kind=row.kind)
     if services.is_suppressed(session, row.recipient):
@@ -69,6 +84,10 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         return None
     if not _still_wanted(ctx, row, game, seat):
         return None
+    if row.kind in WAIT_WHILE_PRESENT:
+        present = watching.present_until(ctx, seat)
+        if present is not None:
+            raise Postponed(present)
     envelope["game_id"] = game.public_id
     # The one view of the game for this recipient: mail shows nothing else.
     view = services.game_view(ctx, game, seats, seat)

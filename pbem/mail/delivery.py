@@ -23,7 +23,7 @@ from .. import metrics, webhooks
 from ..models import Outbox, table_of
 from ..queries import about_game
 from . import webhook_http
-from .compose import compose
+from .compose import Postponed, compose
 from .transport import PermanentFailure, Transport
 from .webhook_posts import Post, compose_post
 
@@ -75,7 +75,9 @@ def _claim(session: Session, outbox_id: int, now: datetime, lease: timedelta) ->
 def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     """Deliver one message; returns what became of it: ``sent``, ``skipped``
     (the world moved on), ``busy`` (someone else has it), ``retry`` (a passing
-    failure, tried again later) or ``failed`` (refused for good).
+    failure, tried again later), ``postponed`` (its reader is on their page:
+    tried again once they have left, see :class:`~pbem.mail.compose.Postponed`)
+    or ``failed`` (refused for good).
 
     The claim and the reading that builds the message share one transaction,
     committed before the message goes: the lease is taken whenever it is sent."""
@@ -109,7 +111,13 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
                 post = compose_post(ctx, session, row)
                 message = None
             else:
-                message = compose(ctx, session, row)
+                try:
+                    message = compose(ctx, session, row)
+                except Postponed as later:
+                    # Not an attempt: the claim's count is given back.
+                    _mark(session.connection(), outbox_id, next_attempt_at=later.until,
+                          attempts=_OUTBOX.c.attempts - 1)
+                    return "postponed"
             if message is None and post is None:
                 _mark(session.connection(), outbox_id, status="skipped")
                 return "skipped"

@@ -158,6 +158,12 @@ def _start(players: list[dict[str, Any]], hours: int | None) -> Any:
     # Signed in as the first player: they confirm by starting it.
     confirmed = signed_in_email() == parsed[0].email
     game_id = services.start_game(context(), parsed, hours, confirmed=confirmed)
+    if confirmed:
+        # Against the computer only, a game started signed in has begun: straight to the seat.
+        mine = next((g for g in services.games_of(context(), parsed[0].email)[0] if g["game"] == game_id), None)
+        if mine is not None and mine["status"] == "active":
+            flash(words()._("Your game against the computer has started."), "ok")
+            return redirect(url_for(".play", token=str(mine["link"]).rpartition("/")[2]), 303)
     return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
 
 
@@ -349,16 +355,37 @@ def _play_words(founding: Mapping[str, list[int]], w: Words) -> dict[str, Any]:
     }
 
 
-def play_page(token: str, view: SeatView, *, error: str | None = None,
-               error_code: str | None = None, status: int = 200,
-               form: Mapping[str, str] | None = None, talk_error: str | None = None) -> Any:
-    seat_words(view)
-    again = rematches.rematch_for_seat(context(), token) if view["status"] == "finished" else None
+def play_page(token: str, view: SeatView | None, *, error: str | None = None,
+              error_code: str | None = None, status: int = 200,
+              form: Mapping[str, str] | None = None, talk_error: str | None = None) -> Any:
+    """The seat page.  ``view``: the seat's view if the caller read it (for its
+    words); the page reads it again with its version, in one transaction, so
+    that the version its script polls is the version of what it shows."""
+    ctx = context()
+    view, version = watching.watched_seat(ctx, token)
+    w = seat_words(view)
+    again = rematches.rematch_for_seat(ctx, token) if view["status"] == "finished" else None
+    table = table_talk.table(ctx, token)
     return render_template("play.html", view=view, error=error, error_code=error_code, rematch=again,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
-                           time_zones=time_zones(), table=table_talk.table(context(), token),
-                           talk_error=talk_error, max_talk=table_talk.MAX_TALK, levels=LEVELS,
+                           time_zones=time_zones(), table=table, talk_error=talk_error,
+                           max_talk=table_talk.MAX_TALK, levels=LEVELS, version=version,
+                           seat_data=_seat_data(view, table, w, ctx.config["PRESENCE_SECONDS"]),
                            **_game_parts(view, token)), status
+
+
+def _seat_data(view: SeatView, table: table_talk.Table, w: Words, presence: float) -> dict[str, Any]:
+    """What seat.js needs besides the page: how often to say the player is there
+    (a third of the presence time), and "N new messages" for each number of the
+    others' messages the page shows (the script counts those not yet read)."""
+    others = [m["id"] for m in table.messages if not m["you"]]
+    return {
+        "game": view["game"], "seat": view["seat"],
+        "here_every": round(presence * 1000 / 3),
+        "talk": others,
+        "unread": {str(n): w.n_("%(num)d new message at the table", "%(num)d new messages at the table", n)
+                   for n in range(1, len(others) + 1)},
+    }
 
 
 def _refused(token: str, e: ServiceError, sentence: str) -> Any:
@@ -374,7 +401,7 @@ def play(token: str) -> Any:
     # ``?move=12-13&order=14,15`` (the link of a reply by mail we could not be sure
     # of) fills in the move form; as every GET, it plays nothing.
     form = {"move": request.args.get("move", "")[:200].strip(), "order": request.args.get("order", "")[:500].strip()}
-    return play_page(token, services.seat_view(context(), token), form={k: v for k, v in form.items() if v})
+    return play_page(token, None, form={k: v for k, v in form.items() if v})
 
 
 @bp.post("/play/<token>/accept")
@@ -568,9 +595,16 @@ def rematch(token: str) -> Any:
         return _refused(token, e, N_("%(error)s No game was started."))
     if made.token is None:
         return redirect(url_for(".game", game_id=made.game), 303)
-    w = seat_words(services.seat_view(ctx, made.token))
-    flash(w._("You started a rematch. The others have been invited by email; it begins when they have all "
-              "accepted.") if made.created else w._("The rematch had started already: here is your seat."), "ok")
+    fresh = services.seat_view(ctx, made.token)
+    w = seat_words(fresh)
+    if not made.created:
+        flash(w._("The rematch had started already: here is your seat."), "ok")
+    elif fresh["status"] == "active":
+        # Only the computer to play against: it accepted at once, and the game is on.
+        flash(w._("You started a rematch against the computer: it has begun."), "ok")
+    else:
+        flash(w._("You started a rematch. The others have been invited by email; it begins when they have all "
+                  "accepted."), "ok")
     return redirect(url_for(".play", token=made.token), 303)
 
 

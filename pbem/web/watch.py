@@ -1,5 +1,7 @@
 """What a watcher opens besides the public page: the version the page polls
-(so that it refreshes itself when a move is made) and a finished game's replay.
+(so that it refreshes itself when a move is made) and a finished game's replay;
+and the same for a player's own seat page: its version, and the heartbeat that
+says the player is there (``watching.mark_present``).
 
 Polling is answered with an ``ETag``; a browser that sends it back in
 ``If-None-Match`` gets ``304`` from one small query (``watching.watch``), with
@@ -38,6 +40,28 @@ def version(game_id: str) -> Any:
         return "", 304, headers
     body = jsonify({"game": seen.game, "status": seen.status, "ply": seen.ply, "version": seen.version})
     return body, 200, headers
+
+
+@bp.get("/play/<token>/version")
+def seat_version(token: str) -> Any:
+    """The version of a seat's page, for its script: ``304`` while it is the
+    one the page has.  It answers only what the seat's view says (its status,
+    the move number, whether it is the seat's turn) and changes nothing."""
+    seen = watching.seat_watch(context(), token)
+    etag = f'"{seen.version}"'
+    headers = {"ETag": etag}
+    if request.if_none_match.contains(seen.version):
+        return "", 304, headers
+    body = jsonify({"status": seen.status, "ply": seen.ply, "your_turn": seen.your_turn, "version": seen.version})
+    return body, 200, headers
+
+
+@bp.post("/play/<token>/here")
+def seat_here(token: str) -> Any:
+    """The seat page's heartbeat while its player is there (a POST from its
+    script, with the form token): their turn mail waits while they are."""
+    watching.mark_present(context(), token)
+    return "", 204
 
 
 def _explained(v: replays.VillageScoring, w: Words) -> dict[str, Any]:

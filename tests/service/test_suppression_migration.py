@@ -1,4 +1,4 @@
-"""Migration 0012: rows of the never-mail list written before it (the hash of
+"""Migration 0011: rows of the never-mail list written before it (the hash of
 the address as written) also stop the address's mailbox, when the database
 still holds the address."""
 
@@ -27,7 +27,7 @@ def test_old_rows_come_to_stop_their_mailbox(tmp_path: Path) -> None:
                               "autopilot_streak, vacation_days_left, language, talk_mail, board_style) VALUES "
                               "(1, :n, :name, :email, 's', :h, NULL, 'none', 0, 7, 'en', 0, 'standard')"),
                          {"n": n, "name": f"P{n}", "email": email.lower(), "h": f"h{n}"})
-        # Before 0012: the first two asked never to be mailed, under their address as written;
+        # Before 0011: the first two asked never to be mailed, under their address as written;
         # a third row's address is gone from the database.
         for address in ("victim+0@example.org", "vic.tim@gmail.com", "gone+2@example.org"):
             conn.execute(text("INSERT INTO suppression (address_hash, created_at) VALUES (:h, :now)"),

@@ -9,7 +9,7 @@ mailbox's hash there too.  An old row whose address is gone from the database
 keeps stopping that exact address only (the service checks both hashes).
 Only adds rows; the downgrade leaves them (they stop nobody who did not ask).
 
-Revision ID: 0012
+Revision ID: 0011
 Revises: 0009
 Create Date: 2026-12-03 14:15:00
 """
@@ -20,7 +20,7 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0012'
+revision = '0011'
 down_revision = "0010"
 branch_labels = None
 depends_on = None
