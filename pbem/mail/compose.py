@@ -140,6 +140,8 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         # Who asked: the one who started the game sits at 0 until it starts.
         creator = seats[0]
         context.update(confirming=seat.position == 0, inviter=creator.name, inviter_email=creator.email,
+                       # Nobody is invited after the confirmation when the others are computers.
+                       only_computers=all(s.bot for s in seats if s.id != seat.id),
                        never=f"{ctx.base_url}/never/{services.seat_token(ctx, seat)}")
     if row.kind == "unreachable":
         bouncing = next((s for s in seats if row.event == f"unreachable:{s.id}"), None)

@@ -35,6 +35,13 @@ def test_the_computer_form_says_the_address_is_confirmed_first(client: Any, ctx:
     assert "press <strong>Accept and start</strong>: you are in the game at once" in page
     # Nothing about others to invite: there are none.
     assert "Check your email" not in page and "invitations go out" not in page
+    # The mail says the same: nobody else is emailed, the button starts the game.
+    (mail,) = caught(ctx, kind="invite")
+    text = mail.get_body(preferencelist=("plain",)).get_content()
+    html = mail.get_body(preferencelist=("html",)).get_content()
+    assert "They are computer players, so nobody else is emailed" in " ".join(text.split())
+    assert "Accept and start" in html and "Accept and invite the others" not in html
+    assert "we send their invitations" not in html and "to send their invitations" not in " ".join(text.split())
     # The link in the mail: one button, which starts the game.
     seat = _confirm_link(ctx)
     page = client.get(seat).get_data(as_text=True)
@@ -54,6 +61,8 @@ def test_a_game_with_people_still_invites_them(client: Any, ctx: Any) -> None:
     response = client.post("/games", data=form)
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "Check your email" in page and "invitations go out" in page
+    (mail,) = caught(ctx, kind="invite")
+    assert "Accept and invite the others" in mail.get_body(preferencelist=("html",)).get_content()
     page = client.get(_confirm_link(ctx)).get_data(as_text=True)
     assert "Accept and invite the others" in page and "Accept and start" not in page
 
