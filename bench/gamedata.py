@@ -292,7 +292,7 @@ def _mail_row(game_id: int, seat_id: int | None, recipient: str, kind: str, even
         "recipient": recipient, "message_id": f"<{uuid.uuid4().hex}.{kind}@clans.bench>", "status": status,
         "attempts": 1 if status == "sent" else 0, "last_error": None,
         "created_at": template["created_at"], "next_attempt_at": now - timedelta(seconds=1),
-        "sent_at": now if status == "sent" else None, "language": language,
+        "sent_at": now if status == "sent" else None, "language": language, "fingerprint": None,
     }
     return [row[c] for c in OUTBOX_COLUMNS]
 
