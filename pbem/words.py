@@ -371,6 +371,28 @@ def move_groups(effects: Sequence[MoveEffect], epoch: int, w: Words = ENGLISH) -
     return groups
 
 
+def only_joins(effect: MoveEffect) -> bool:
+    """Whether a move only joins other huts: no village, no new epoch, no end."""
+    return not effect.villages and effect.new_epoch is None and effect.end is None
+
+
+def joins_text(effects: Sequence[MoveEffect]) -> str:
+    """The moves that only join other huts, in one paragraph by the territory
+    they leave: at the start of a game that is every move, and a line each
+    would fill a phone's screen many times over.  How many huts each joins,
+    the board shows.
+
+    >>> from pbem.rules.effects import MoveEffect
+    >>> from pbem.rules.move import Move
+    >>> joins_text([MoveEffect(Move(s, t), 1, 1, (), None, None) for s, t in ((1, 2), (1, 10), (2, 3))])
+    '1 → 2, 10; 2 → 3'
+    """
+    by_source: dict[int, list[int]] = {}
+    for effect in effects:
+        by_source.setdefault(effect.move.source, []).append(effect.move.target)
+    return "; ".join(f"{source} → {', '.join(map(str, targets))}" for source, targets in by_source.items())
+
+
 # -- times ----------------------------------------------------------------------
 
 

@@ -22,8 +22,8 @@ from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import SeatView
 from ..rules.effects import MoveEffect, move_effects
-from ..words import (Words, board_text, describe_history, end_text, epoch_terrain_text, left_text,
-                     move_groups, move_text, names_text, scores_text, village_line, when_text)
+from ..words import (Words, board_text, describe_history, end_text, epoch_terrain_text, joins_text, left_text,
+                     move_groups, move_text, only_joins, names_text, scores_text, village_line, when_text)
 from . import messages
 from ..drawing.picture import board_pngs
 
@@ -238,7 +238,10 @@ def move_context(view: SeatView, w: Words, effects: list[MoveEffect] | None = No
     grouped by the territory they leave, and this epoch's terrains."""
     if effects is None:
         effects = _effects(view)
-    return {"move_groups": move_groups(effects, view["epoch"], w),
+    # The moves that found a village, end an epoch or the game, each with what it
+    # would do; those that only join other huts, all in one short paragraph.
+    return {"move_groups": move_groups([e for e in effects if not only_joins(e)], view["epoch"], w),
+            "joins": joins_text([e for e in effects if only_joins(e)]),
             "epoch_terrain": epoch_terrain_text(view["epoch"], w)}
 
 

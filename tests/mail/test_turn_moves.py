@@ -23,7 +23,7 @@ from pbem.drawing.style import CLAN_MARKS, NUMBER_FONT, TOKEN_FONT
 from pbem.mail.compose import legal_moves_text
 from pbem.rules import classic_board
 from pbem.rules.effects import move_effects
-from pbem.words import Words, effect_phrase, effect_text, epoch_terrain_text, move_groups
+from pbem.words import Words, effect_phrase, effect_text, epoch_terrain_text, joins_text, move_groups, only_joins
 from tests.support.config import app_config
 from tests.support.games import email_of, new_game, play, to_move
 from tests.support.messages import newest, parts
@@ -62,16 +62,27 @@ def test_the_turn_mail_names_every_legal_move_with_its_effect(ctx: Any, language
                                                    key=classic_board().index.__getitem__)
     lines = {m: line["text"] for g in groups for line in g["lines"] for m in line["moves"]}
     assert sorted(lines) == sorted(view["legal_moves"])
+    # The mail lists each move that founds a village (or ends an epoch or the game)
+    # on its own line; the moves that only join other huts share one paragraph.
+    joins = joins_text([e for e in effects if only_joins(e)])
+    assert joins
+    for e in (e for e in effects if only_joins(e)):
+        assert re.search(rf"(^|; ){e.move.source} → ([0-9]+, )*{e.move.target}(,|;|$)", joins), e.move
+    assert "  " + joins + "\n" in text and joins in html
+    assert w._("Moves that only join other huts:") in text and w._("Moves that only join other huts:") in html
+    noted = move_groups([e for e in effects if not only_joins(e)], view["epoch"], w)
+    for g in noted:
+        assert g["heading"] in text and g["heading"] in html
+        for line in g["lines"]:
+            assert "  " + line["text"] + "\n" in text and line["text"] in html
+    # A phone's screen, not many: far fewer lines than one per territory moved from.
+    assert text.count("\n") < 160, text.count("\n")
     for e in effects:
         line = lines[str(e.move)]
         source, _, rest = line.partition(" → ")
         targets, _, phrase = rest.partition(": ")
         assert int(source) == e.move.source and str(e.move.target) in targets.split(", ")
         assert phrase == effect_phrase(e, view["epoch"], w)
-    for g in groups:
-        assert g["heading"] in text and g["heading"] in html
-        for line in g["lines"]:
-            assert "  " + line["text"] + "\n" in text and line["text"] in html
     if language != "en":
         assert terrain != epoch_terrain_text(view["epoch"])
         assert effect_text(effects[0], view["epoch"], w) != effect_text(effects[0], view["epoch"])
