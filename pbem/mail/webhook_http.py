@@ -209,17 +209,7 @@ class WebhookUnavailable(ConnectionError):
 
 
 def category(error: BaseException) -> str:
-    """A receiver that does not answer in time (or cannot be connected to)
-:data:`BREAKER_FAILURES` times in a row is skipped for :data:`BREAKER_PAUSE`
-seconds: its posts fail at once, without a connection, and are tried again
-later like any failed post (the circuit breaker, :class:`Breaker`).  The
-breaker is per receiver (scheme, host and port), so one slow server cannot
-hold the webhook workers with many webhooks; its state is in Redis when the
-broker is Redis (shared by every worker; keys hold a hash of the receiver, not
-its name), else in the process.  A day of failures still switches a webhook
-off (:func:`pbem.webhooks.failed`): the skipped posts count.
-
-What the setter of a webhook is told of a failed post: a category, never
+    """What the setter of a webhook is told of a failed post: a category, never
     what the receiver said (``HTTP 404``, or a sentence to translate)."""
     if isinstance(error, (WebhookRefused, WebhookUnavailable)):
         return error.category
