@@ -267,13 +267,19 @@ def _clan_names() -> tuple[str, ...]:
 
 
 def _markers() -> tuple[str, ...]:
-    """The turn mail's "Your secret clan: …" in every language, up to the clan."""
+    """What the turn mail writes next to the reader's clan, in every language:
+    "Your secret clan: …", "Your clan's huts are …" (up to the clan) and the
+    score chip's "· yours"."""
     marks = set()
     for language in LANGUAGES:
-        sentence = Words(language)._("Your secret clan: %(clan)s.", clan="\x00")
-        mark = sentence.partition("\x00")[0].strip().casefold()
-        if mark:
-            marks.add(mark)
+        w = Words(language)
+        for sentence in (w._("Your secret clan: %(clan)s.", clan="\x00"),
+                         w._("The board now. Your clan's huts are %(clan)s; the last move is outlined.", clan="\x00")):
+            # The clause that holds the clan, up to it.
+            mark = sentence.partition("\x00")[0].rpartition(". ")[2].strip().casefold()
+            if mark:
+                marks.add(mark)
+        marks.add("· " + w._("yours").casefold())
     return tuple(sorted(marks))
 
 

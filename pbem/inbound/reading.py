@@ -49,6 +49,9 @@ MAX_TALK = 2000
 MAX_TEXT = 100_000
 #: ``reply_text`` decodes at most this many bytes of a part.
 MAX_PART_BYTES = 1_000_000
+#: ``html_to_text`` reads at most this much of an HTML part: what the person wrote is
+#: at its top, and parsing costs about a second a megabyte of tags.
+MAX_HTML = 200_000
 #: A line longer than this is never a move line nor a quote header.
 MAX_LINE = 500
 #: At most this many villages in an order (there are 12 village chips).
@@ -299,6 +302,13 @@ class _HtmlText(HTMLParser):
             self.parts.append(data)
 
 
+#: A "<" that opens no tag closed before the next "<" is text.  Python's HTMLParser
+#: scans again from each unfinished tag, so a body of half-tags ("<a<a<a…") cost
+#: it seconds per 64 KB, quadratic in their number; checked here each "<" looks
+#: at most 2,000 characters ahead.
+_LONE_LT = re.compile(r"<(?![A-Za-z/!?][^<>]{0,2000}>)")
+
+
 def html_to_text(html: str) -> str:
     """The text of an HTML body as the person wrote it: line breaks for ``<br>``
     and blocks, entities decoded, no scripts, styles or quoted originals
@@ -308,9 +318,11 @@ def html_to_text(html: str) -> str:
     ...              '<blockquote>Your turn</blockquote><script>alert(1)</script>')
     '12 - 13\\n\\nBonne chance!'
     """
-    if len(html) > MAX_PART_BYTES:            # cut, but not in the middle of a tag
-        html = html[:MAX_PART_BYTES]
-        html = html[:html.rfind("<")] if "<" in html else html
+    if len(html) > MAX_HTML:                  # cut, but not in the middle of a tag
+        html = html[:MAX_HTML]
+        if html.rfind("<") > html.rfind(">"):
+            html = html[:html.rfind("<")]
+    html = _LONE_LT.sub("&lt;", html)
     parser = _HtmlText()
     try:
         parser.feed(html)
@@ -594,7 +606,9 @@ def _cut_sent(lines: list[str], sent: Sent) -> tuple[list[str], bool]:
 
 _TOKENISH = r"[A-Za-z0-9_-]"
 #: A token on its own (seat, sign-in, reply tokens are 43 characters).
-_BARE_TOKEN = re.compile(rf"(?<!{_TOKENISH}){_TOKENISH}{{43}}(?!{_TOKENISH})")
+#: A percent-escape ends a word too: a link copied as ``…%2Fplay%2F<token>`` (a mail
+#: program's link checker) still shows the token.
+_BARE_TOKEN = re.compile(rf"(?:(?<!{_TOKENISH})|(?<=%[0-9A-Fa-f]{{2}})){_TOKENISH}{{43}}(?!{_TOKENISH})")
 _LONG_SEGMENT = re.compile(rf"{_TOKENISH}{{20,}}")
 
 
@@ -651,25 +665,21 @@ def _drop_clans(lines: list[str], sent: Sent) -> tuple[list[str], bool]:
     (in any language), nor the line after such a sentence that names one."""
     names = [c.casefold() for c in sent.clans if c]
     clans = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
-    kept: list[str] = []
-    dropped = False
-    skip_next = False
+    drop: set[int] = set()
     for at, line in enumerate(lines):
-        if skip_next:
-            skip_next = False
-            if _names_clan(line, clans):
-                dropped = True
-                continue
-        if _secret_clan(line, sent):
-            following = next((l for l in lines[at + 1:] if l.strip()), "")
-            if _names_clan(line, clans):
-                dropped = True
-                continue
-            if _names_clan(following, clans):
-                dropped, skip_next = True, True
-                continue
-        kept.append(line)
-    return kept, dropped
+        # The sentence may be broken over two lines ("Your secret\nclan: green"),
+        # and the clan may stand on the next line that has any text.
+        following = next((i for i in range(at + 1, len(lines)) if lines[i].strip()), None)
+        split = (following is not None and not _secret_clan(lines[following], sent)
+                 and (_SECRET.search(line) is not None or _CLAN_WORD.search(line) is not None)
+                 and _secret_clan(f"{line} {lines[following]}", sent))
+        if not (_secret_clan(line, sent) or split):
+            continue
+        if _names_clan(line, clans):
+            drop.add(at)
+        if following is not None and _names_clan(lines[following], clans):
+            drop.update((at, following))
+    return [line for at, line in enumerate(lines) if at not in drop], bool(drop)
 
 
 def guard(text: str, sent: Sent) -> tuple[str, bool]:

@@ -539,7 +539,7 @@ def test_huge_lines_and_quotes() -> None:
 
 
 def test_huge_and_broken_html() -> None:
-    nested = "<div>" * 100_000 + "12-13" + "</div>" * 100_000
+    nested = "<div>" * 30_000 + "12-13" + "</div>" * 30_000   # the move within reading.MAX_HTML
     assert quick(20, lambda: html_to_text(nested)) == "12-13"
     unclosed = "<b>" * 50_000 + "<div>12-13" + "</div>" * 50_000 + "</i>" * 50_000
     assert quick(20, lambda: html_to_text(unclosed)) == "12-13"
@@ -678,6 +678,19 @@ def test_a_secret_clan_line_is_left_out_in_any_language(line: str) -> None:
     assert reply.talk == "Hi all\nBye" and reply.left_out
 
 
+@pytest.mark.parametrize("lines", [
+    "Your secret clan:\n\nGreen",              # a blank line before the clan
+    "Your secret\nclan: green",                 # the sentence broken between its words
+    "Your clan's huts are green; the last move is outlined.",   # the HTML mail's board caption
+    "Green 5 · yours",                          # its score chip
+])
+def test_the_turn_mails_clan_lines_are_left_out_however_they_are_pasted(lines: str) -> None:
+    from pbem.replies import _MARKERS
+
+    reply = read_reply(f"12-13\nHi all\n{lines}\nBye", reading.Sent(clans=SENT.clans, markers=_MARKERS))
+    assert [line for line in reply.talk.split("\n") if line.strip()] == ["Hi all", "Bye"] and reply.left_out
+
+
 def test_a_secret_clan_sentence_wrapped_before_the_clan_is_left_out_with_it() -> None:
     reply = read_reply("12-13\nHi all\nit is your turn. Your secret clan:\ngreen.\nBye",
                        reading.Sent(clans=SENT.clans, markers=SENT.markers))
@@ -689,6 +702,9 @@ def test_a_secret_clan_sentence_wrapped_before_the_clan_is_left_out_with_it() ->
     f"clans.example/signin/{SEAT_TOKEN}", f"https://clans.example/unsubscribe/{SEAT_TOKEN}/talk",
     f"https://clans.example/never/{SEAT_TOKEN}", f"<https://clans.example:8443/play/{SEAT_TOKEN}>",
     f"move+{SEAT_TOKEN.lower()}@clans.example", SEAT_TOKEN,
+    # As a mail program's link checker rewrites it, and percent-encoded.
+    f"https://eur01.safelinks.example/?url=https%3A%2F%2Fclans.example%2Fplay%2F{SEAT_TOKEN}&data=1",
+    f"mailto:move%2B{SEAT_TOKEN.lower()}%40clans.example",
 ])
 def test_the_services_links_with_a_token_are_left_out(link: str) -> None:
     reply = read_reply(f"12-13\nsee {link} now", reading.Sent(hosts=("clans.example",)))
@@ -708,3 +724,25 @@ def test_the_guard_costs_little_on_a_long_hostile_reply() -> None:
     reply = read_reply(text, SENT)
     assert reply.move == "12-13" and len(reply.talk) <= MAX_TALK
     assert time.process_time() - started < 2.0
+
+
+@pytest.mark.parametrize("body", ["<a" * 200_000, "</" * 200_000, "<!" * 200_000, "<a>" * 200_000])
+def test_the_html_parser_is_given_only_finished_tags_and_a_bounded_amount(body: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python's HTMLParser scans again from every unfinished tag (quadratic: a
+    hostile reply of half-tags held a worker for minutes).  What it is fed is
+    at most MAX_HTML characters, and every "<" in it opens a tag that closes."""
+    import re as regex
+
+    fed: list[str] = []
+    real = reading._HtmlText.feed
+
+    def feed(self: reading._HtmlText, data: str) -> None:
+        fed.append(data)
+        real(self, data)
+
+    monkeypatch.setattr(reading._HtmlText, "feed", feed)
+    html_to_text(body)
+    (data,) = fed
+    assert len(data.replace("&lt;", "<")) <= reading.MAX_HTML
+    assert all(regex.match(r"<[A-Za-z/!?][^<>]*>", data[m.start():]) for m in regex.finditer("<", data))
