@@ -303,11 +303,13 @@ def play(infra: Infra, settings: Settings, say: Callable[[str], None] = print) -
 
 
 def not_sent(o: Outcome) -> list[dict[str, Any]]:
-    """Messages that never went, except a reminder whose turn the autopilot had played
-    by the time a worker took it (delivery skips a reminder that came too late)."""
+    """Messages that never went, except a reminder or turn mail whose turn the
+    autopilot had played by the time a worker took it: delivery skips mail for a
+    turn that is over.  A turn left to the clock has 8 s, and a worker killed
+    holding its mail gives it back only after the lease (15 s)."""
     played = set(o.autopilot)
     return [r for r in o.rows if r["status"] != "sent"
-            and not (r["kind"] == "reminder" and r["status"] == "skipped"
+            and not (r["kind"] in ("reminder", "turn") and r["status"] == "skipped"
                      and (r["game_id"], int(r["event"].split(":")[1])) in played)]
 
 
