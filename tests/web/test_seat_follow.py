@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from sqlalchemy import event
 from sqlmodel import col, select
 
 from pbem import clock, services
@@ -65,19 +64,6 @@ def _next_up(ctx: Any, toks: list[str]) -> tuple[str, dict[str, Any], str, dict[
     after = (view["seat"] + 1) % len(toks)
     token = next(t for t in toks if services.seat_view(ctx, t)["seat"] == after)
     return mover, view, token, services.seat_view(ctx, token)
-
-
-@pytest.fixture
-def statements(ctx: Any) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        if not statement.startswith("BEGIN"):
-            seen.append(statement)
-
-    event.listen(ctx.engine, "before_cursor_execute", count)
-    yield seen
-    event.remove(ctx.engine, "before_cursor_execute", count)
 
 
 # -- the version ---------------------------------------------------------------

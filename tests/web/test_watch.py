@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from pbem import services
 from tests.support.config import BASE_URL
@@ -26,21 +25,6 @@ def _page_version(page: str) -> str:
 def _poll(client: Any, game_id: str, etag: str | None = None) -> Any:
     headers = {"If-None-Match": etag} if etag else {}
     return client.get(f"/games/{game_id}/version", headers=headers)
-
-
-@pytest.fixture
-def statements(ctx: Any) -> Iterator[list[str]]:
-    """The SQL statements (queries) the app's engine runs while the test watches."""
-    seen: list[str] = []
-
-    def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        # Not SQLite's BEGIN IMMEDIATE (db.py), which every transaction starts with.
-        if not statement.startswith("BEGIN"):
-            seen.append(statement)
-
-    event.listen(ctx.engine, "before_cursor_execute", count)
-    yield seen
-    event.remove(ctx.engine, "before_cursor_execute", count)
 
 
 def test_the_page_and_its_version_agree_and_a_move_changes_it(client, ctx):
