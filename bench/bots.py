@@ -106,18 +106,18 @@ def _turn_mail_waits(ctx: Any, url: str, players: list[dict[str, Any]], turns: i
     the next turn mail to a person sent."""
     import psycopg
 
-    from pbem import services
+    from pbem import games
 
     from . import gamedata
 
-    game_id = services.start_game(ctx, services.parse_players(players), confirmed=True)
+    game_id = games.start_game(ctx, games.parse_players(players), confirmed=True)
     people = [p for p in players if "bot" not in p]
     with psycopg.connect(dbapi_url(url), autocommit=True) as conn:
         rows = conn.execute("SELECT s.token_salt, s.email FROM seat s JOIN game g ON g.id = s.game_id "
                             "WHERE g.public_id = %s", [game_id]).fetchall()
         tokens = {email: gamedata.seat_token(salt) for salt, email in rows}
         for p in people[1:]:
-            services.accept(ctx, tokens[p["email"]])
+            games.accept(ctx, tokens[p["email"]])
         waits: list[float] = []
         while len(waits) < turns:
             view = _wait_turn(ctx, [tokens[p["email"]] for p in people], timeout)
@@ -125,8 +125,8 @@ def _turn_mail_waits(ctx: Any, url: str, players: list[dict[str, Any]], turns: i
                 break  # the game is over
             token, seen = view
             start = time.perf_counter()
-            services.submit_move(ctx, token, seen["legal_moves"][0], None, seen["ply"])
-            after = services.seat_view(ctx, token)
+            games.submit_move(ctx, token, seen["legal_moves"][0], None, seen["ply"])
+            after = games.seat_view(ctx, token)
             if after["finished"]:
                 break
             # The next person's turn mail: the first turn row for a person after this move.
@@ -149,12 +149,12 @@ def _turn_mail_waits(ctx: Any, url: str, players: list[dict[str, Any]], turns: i
 
 
 def _wait_turn(ctx: Any, tokens: list[str], timeout: float) -> tuple[str, dict[str, Any]] | None:
-    from pbem import services
+    from pbem import games
 
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         for token in tokens:
-            view = services.seat_view(ctx, token)
+            view = games.seat_view(ctx, token)
             if view["finished"]:
                 return None
             if view["your_turn"]:

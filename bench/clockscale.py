@@ -1,6 +1,6 @@
 """7. The clock at scale (issue 16): with 100,000 active games, one deadline/reminder scan
-(``pbem.clock.deadlines``: :func:`pbem.clock.expire_deadlines` then
-:func:`pbem.clock.send_reminders`) and one outbox sweep each take < 200 ms, and their SQL
+(``pbem.clock.deadlines``: :func:`pbem.workers.clock.expire_deadlines` then
+:func:`pbem.workers.clock.send_reminders`) and one outbox sweep each take < 200 ms, and their SQL
 uses indexes.
 
 The games are a few real ones made through the service layer, copied inside PostgreSQL.
@@ -193,7 +193,7 @@ def seq_scans(plan: dict[str, Any], watched: Sequence[str] = WATCHED) -> list[st
 
 
 def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
-    from pbem import clock
+    from pbem.workers import clock
 
     count = 10_000 if quick else 100_000
     url = infra.database("clock")

@@ -273,7 +273,7 @@ def rows_per_game(before: dict[str, int], after: dict[str, int], games: int) -> 
 
 def retention(ctx: Any) -> dict[str, int]:
     """pbem's retention as it runs a day after RETENTION_DAYS have passed."""
-    from pbem.clock import prune
+    from pbem.workers.clock import prune
 
     now = ctx.now() + timedelta(days=int(ctx.config["RETENTION_DAYS"]) + 1)
     return prune(dataclasses.replace(ctx, now=lambda: now))

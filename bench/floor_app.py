@@ -19,7 +19,7 @@ DDL = f"CREATE TABLE IF NOT EXISTS {TABLE} (id serial PRIMARY KEY, n integer NOT
 
 
 def create_app() -> Flask:
-    from pbem.db import make_engine
+    from pbem.core.db import make_engine
 
     engine = make_engine(os.environ["PBEM_DATABASE_URL"])
     app = Flask(__name__)
@@ -40,7 +40,7 @@ def create_app() -> Flask:
 
 
 def create_table(database_url: str) -> None:
-    from pbem.db import make_engine
+    from pbem.core.db import make_engine
 
     engine = make_engine(database_url)
     with engine.begin() as conn:

@@ -25,7 +25,7 @@ def _columns(model: str, *, without: Sequence[str] = ()) -> list[str]:
     so that a column added later is copied too instead of breaking or emptying the copies."""
     from sqlalchemy import inspect
 
-    from pbem import models
+    from pbem.core import models
 
     return [c.name for c in inspect(getattr(models, model)).local_table.columns if c.name not in without]
 
@@ -38,9 +38,9 @@ OUTBOX_COLUMNS = _columns("Outbox", without=("id",))
 
 def context(database_url: str) -> Any:
     """A service context on the benchmark database: mail stays in the outbox (no relay)."""
-    from pbem.config import load_config
-    from pbem.context import Context
-    from pbem.db import make_engine
+    from pbem.core.config import load_config
+    from pbem.core.context import Context
+    from pbem.core.db import make_engine
 
     config = load_config({"DATABASE_URL": database_url, "SECRET_KEY": SECRET, "BASE_URL": BASE_URL,
                           "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": False}, environ={})
@@ -48,7 +48,7 @@ def context(database_url: str) -> Any:
 
 
 def seat_token(salt: str) -> str:
-    from pbem import tokens
+    from pbem.core import tokens
 
     return tokens.derive(SECRET, "seat", salt)
 
@@ -57,8 +57,8 @@ def game_id_of(ctx: Any, public_id: str) -> int:
     """The internal id (the one the other tables refer to) of the game with this public id."""
     from sqlmodel import select
 
-    from pbem.db import session_scope
-    from pbem.models import Game
+    from pbem.core.db import session_scope
+    from pbem.core.models import Game
 
     with session_scope(ctx.engine) as session:
         found = session.exec(select(Game.id).where(Game.public_id == public_id)).first()
@@ -68,8 +68,8 @@ def game_id_of(ctx: Any, public_id: str) -> int:
 
 def public_id_of(ctx: Any, game_id: int) -> str:
     """The public id (the one in links and ``/api/v1/games/{id}``) of the game ``game_id``."""
-    from pbem.db import session_scope
-    from pbem.models import Game
+    from pbem.core.db import session_scope
+    from pbem.core.models import Game
 
     with session_scope(ctx.engine) as session:
         game = session.get(Game, game_id)
@@ -80,8 +80,8 @@ def public_id_of(ctx: Any, game_id: int) -> str:
 def _seat_tokens(ctx: Any, game_id: int) -> list[str]:
     from sqlmodel import col, select
 
-    from pbem.db import session_scope
-    from pbem.models import Seat
+    from pbem.core.db import session_scope
+    from pbem.core.models import Seat
 
     with session_scope(ctx.engine) as session:
         seats = session.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.position))).all()
@@ -92,13 +92,13 @@ def new_game(ctx: Any, players: int = 2, *, start: bool = True) -> tuple[int, li
     """A game made through the service layer, every seat accepted (so dealt) when ``start``.
     Returns the game's internal id (the copies and the outbox use it; :func:`public_id_of`
     gives the public one) and its seats' tokens in seat order."""
-    from pbem import services
+    from pbem import games
 
-    game_id = game_id_of(ctx, services.start_game(ctx, services.parse_players(PLAYERS[:players])))
+    game_id = game_id_of(ctx, games.start_game(ctx, games.parse_players(PLAYERS[:players])))
     toks = _seat_tokens(ctx, game_id)
     if start:
         for t in toks:  # in seat order: the first player, who started the game, confirms it first
-            services.accept(ctx, t)
+            games.accept(ctx, t)
         toks = _seat_tokens(ctx, game_id)  # seats may be renumbered when the game starts
     return game_id, toks
 
@@ -107,16 +107,16 @@ def play(ctx: Any, toks: Sequence[str], plies: int, rng: random.Random, *, long:
     """Play random legal moves through the service layer until ``plies`` moves or the end;
     with ``long``, moves that found no village come first (games then last 45 moves and
     more).  Returns the ply reached."""
-    from pbem import services
+    from pbem import games
 
-    view = services.seat_view(ctx, toks[0])
+    view = games.seat_view(ctx, toks[0])
     while view["ply"] < plies and view["status"] == "active":
         seat = view["next_seat"]
-        mine = services.seat_view(ctx, toks[seat])
+        mine = games.seat_view(ctx, toks[seat])
         moves = mine["legal_moves"]
         quiet = [m for m in moves if m not in mine["founding"]]
         move = rng.choice(quiet if long and quiet else moves)
-        view = services.submit_move(ctx, toks[seat], move, None, mine["ply"])
+        view = games.submit_move(ctx, toks[seat], move, None, mine["ply"])
     return int(view["ply"])
 
 
@@ -147,7 +147,7 @@ def clone_games(database_url: str, templates: Sequence[int], count: int, *, hist
     to move, waiting to be delivered."""
     import psycopg
 
-    from pbem import tokens
+    from pbem.core import tokens
 
     url = dbapi_url(database_url)
     out: list[tuple[int, list[str]]] = []

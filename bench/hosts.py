@@ -122,14 +122,14 @@ def play(infra: Infra, settings: Settings, say: Callable[[str], None] = print) -
     happened (the caller checks it with :func:`problems`)."""
     import psycopg
 
-    from pbem import services
+    from pbem import games
     from pbem.rules import classic_board
 
     rng = random.Random(settings.seed)
     url = infra.database("hosts")
     ctx = gamedata.context(url)
     templates = _templates(ctx, settings.player_counts)
-    views = {t: services.public_game(ctx, gamedata.public_id_of(ctx, t)) for t in templates}
+    views = {t: games.public_game(ctx, gamedata.public_id_of(ctx, t)) for t in templates}
     # The copies start where the templates are, their first turn mail waiting.
     copies = gamedata.clone_games(url, templates, settings.games, history=True, pending_turn_mail=True)
     gamedata.retire(url, templates)

@@ -95,7 +95,7 @@ class Infra:
         self.databases.append(name)
         url = sqlalchemy_url(name)
         if migrate:
-            from pbem.db import upgrade
+            from pbem.core.db import upgrade
 
             upgrade(url)
         return url

@@ -54,8 +54,8 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
 
     from pbem.mail.compose import compose
     from pbem.mail.transport import wire_bytes
-    from pbem.db import session_scope
-    from pbem.models import Outbox
+    from pbem.core.db import session_scope
+    from pbem.core.models import Outbox
 
     url = infra.database("mail")
     ctx = gamedata.context(url)

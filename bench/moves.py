@@ -43,13 +43,13 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None], clients: int =
     infra.redis_keys += ["celery", "_kombu.binding.celery", "unacked", "unacked_index"]
     broker = infra.redis
     ctx = gamedata.context(url)
-    from pbem import services
+    from pbem import games
     from pbem.rules import classic_board
 
     templates = []
     for _ in range(8):
         game_id, toks = gamedata.new_game(ctx, 2)
-        templates.append((game_id, toks, services.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
+        templates.append((game_id, toks, games.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
     ctx.engine.dispose()
     board = classic_board()
     neighbours = {tid: sorted(board.neighbours(tid)) for tid in board.ids}

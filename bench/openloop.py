@@ -258,7 +258,7 @@ def handoff_ms(env: dict[str, str], n: int = 300) -> list[float]:
     """What the request pays for handing a new outbox row to Celery: ``ctx.relay`` (one
     publish to Redis) in a web app built as gunicorn builds it, timed ``n`` times.  The
     rows do not exist: the worker finds nothing to send."""
-    from pbem.config import load_config
+    from pbem.core.config import load_config
     from pbem.web import create_app
 
     app = create_app(load_config(environ=env))
@@ -274,7 +274,7 @@ def handoff_ms(env: dict[str, str], n: int = 300) -> list[float]:
 
 
 def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
-    from pbem import services
+    from pbem import games
     from pbem.rules import classic_board
 
     seconds = 5.0 if quick else 20.0
@@ -285,7 +285,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     templates = []
     for _ in range(8):
         game_id, toks = gamedata.new_game(ctx, 2)
-        templates.append((game_id, services.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
+        templates.append((game_id, games.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
     ctx.engine.dispose()
     copies = gamedata.clone_games(url, [t for t, _ in templates], games, history=True)
     gamedata.retire(url, [t for t, _ in templates])

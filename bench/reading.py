@@ -138,7 +138,7 @@ def explain_reads(database_url: str, game: tuple[int, list[str]]) -> list[str]:
     sequential scan for it on the big database."""
     from sqlalchemy import event
 
-    from pbem import services
+    from pbem import games
 
     ctx = gamedata.context(database_url)
     seen: list[tuple[str, Any]] = []
@@ -150,13 +150,13 @@ def explain_reads(database_url: str, game: tuple[int, list[str]]) -> list[str]:
     game_id, toks = game
     public_id = gamedata.public_id_of(ctx, game_id)  # not a statement of the read path
     event.listen(ctx.engine, "before_cursor_execute", record)
-    services.public_game(ctx, public_id)
-    view = services.seat_view(ctx, toks[0])
+    games.public_game(ctx, public_id)
+    view = games.seat_view(ctx, toks[0])
     seat = view["next_seat"]
     if view["status"] == "active" and seat is not None:
-        mine = services.seat_view(ctx, toks[seat])
+        mine = games.seat_view(ctx, toks[seat])
         # One real move (the timings are done), to see the statements of the write path too.
-        services.submit_move(ctx, toks[seat], mine["legal_moves"][0], None, mine["ply"])
+        games.submit_move(ctx, toks[seat], mine["legal_moves"][0], None, mine["ply"])
     event.remove(ctx.engine, "before_cursor_execute", record)
     out = []
     with ctx.engine.connect() as conn:

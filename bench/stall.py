@@ -98,7 +98,7 @@ def bombs(to: str, n: int) -> list[bytes]:
 def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
     from celery import Celery
 
-    from pbem import webhooks
+    from pbem.table import webhooks
     from pbem.inbound import addresses
     from pbem.inbound.store import store
 

@@ -7,14 +7,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import admin_cli
-from .config import UnsafeConfig, load_config
-from .errors import ServiceError
+from .ops import admin_cli
+from .core.config import UnsafeConfig, load_config
+from .core.errors import ServiceError
 from .rules.playout import autopilot_match, bench_playouts
 from .rules.record import replay_text
 
 if TYPE_CHECKING:
-    from .context import Context
+    from .core.context import Context
 
 
 DEMO_HELP = """\
@@ -112,7 +112,7 @@ def _bench(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     # Here, not at the top: ``pbem replay`` and ``pbem bench`` start without
     # loading Flask, SQLAlchemy, Celery and the mail stack (about half a second).
-    from .services import export_game
+    from pbem.games.views import export_game
     from .web import create_app
 
     app = create_app()
@@ -126,7 +126,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _db(args: argparse.Namespace) -> int:
-    from .db import upgrade  # not at the top: see _export
+    from .core.db import upgrade
 
     upgrade(load_config()["DATABASE_URL"])
     print("database is at the newest schema")
@@ -158,7 +158,7 @@ def _inbound(args: argparse.Namespace) -> int:
     from .inbound.receiver import describe, receiver
     from .web import create_app  # not at the top: see _export
 
-    app = create_app()  # which sets up logging (pbem.logs)
+    app = create_app()  # which sets up logging (pbem.core.logs)
     ctx = app.extensions["pbem"]
     controller = receiver(ctx, app.extensions["celery"].relay_inbound)
     try:

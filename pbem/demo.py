@@ -16,15 +16,17 @@ from urllib.parse import urlsplit
 
 from sqlmodel import col, select
 
-from . import services, webhooks
-from .clock import tick
-from .config import DEV_SECRET_KEY, is_loopback
-from .db import session_scope, upgrade
+from .table import webhooks
+from .workers.clock import tick
+from .core.config import DEV_SECRET_KEY, is_loopback
+from .core.db import session_scope, upgrade
 from .inbound.addresses import domain
 from .inbound.receiver import describe, receiver
-from .models import Game
+from .core.models import Game
 from .web import create_app
 from .web.mailbox import game_of
+from .core import links
+from . import games
 
 # One player each from Budapest, Prague and Lisbon: the mailbox shows all three languages.
 DEMO_PLAYERS = [
@@ -43,41 +45,41 @@ def is_fresh(ctx: Any) -> bool:
 def seed(ctx: Any) -> str:
     """Start the demo game; every player accepts, so it is dealt and the first
     player's turn mail is waiting in the mailbox.  Returns its id."""
-    game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
+    game_id = games.start_game(ctx, games.parse_players(DEMO_PLAYERS), 72)
     with session_scope(ctx.engine) as session:
         game = session.exec(select(Game).where(Game.public_id == game_id)).one()
-        _, seats = services.game_and_seats(session, game.id)
+        _, seats = games.game_and_seats(session, game.id)
     for n, seat in enumerate(seats):
         if n == 1:
             # Petr plays on the high-contrast board: his page and his mails' pictures show it.
-            services.set_board_style(ctx, services.seat_token(ctx, seat), "contrast")
-        services.accept(ctx, services.seat_token(ctx, seat))
+            games.set_board_style(ctx, links.seat_token(ctx, seat), "contrast")
+        games.accept(ctx, links.seat_token(ctx, seat))
         if n == 0:
             # Before the others accept: the catcher hears of the start too.
-            webhooks.add_webhook(ctx, services.seat_token(ctx, seat), "json", f"{ctx.base_url}/webhook-catcher/")
+            webhooks.add_webhook(ctx, links.seat_token(ctx, seat), "json", f"{ctx.base_url}/webhook-catcher/")
     return game_id
 
 
 def seed_finished(ctx: Any) -> str:
     """A second demo game of the same players, played to its end at once (so
     that the demo offers a replay, and a rematch); nobody is mailed its turns."""
-    game_id = services.start_game(ctx, services.parse_players(DEMO_PLAYERS), 72)
+    game_id = games.start_game(ctx, games.parse_players(DEMO_PLAYERS), 72)
     with session_scope(ctx.engine) as session:
         game = session.exec(select(Game).where(Game.public_id == game_id)).one()
-        _, seats = services.game_and_seats(session, game.id)
-    tokens = [services.seat_token(ctx, seat) for seat in seats]
+        _, seats = games.game_and_seats(session, game.id)
+    tokens = [links.seat_token(ctx, seat) for seat in seats]
     for token in tokens:
-        services.set_mail(ctx, token, "none")
-        services.accept(ctx, token)
+        games.set_mail(ctx, token, "none")
+        games.accept(ctx, token)
     # Not a secret: only which moves the demo's players make.
     choose = random.Random(15)
     while True:
-        views = [services.seat_view(ctx, token) for token in tokens]
+        views = [games.seat_view(ctx, token) for token in tokens]
         turn = next((t, v) for t, v in zip(tokens, views) if v["your_turn"] or v["status"] != "active")
         token, view = turn
         if view["status"] != "active":
             return game_id
-        services.submit_move(ctx, token, choose.choice(view["legal_moves"]), None, view["ply"])
+        games.submit_move(ctx, token, choose.choice(view["legal_moves"]), None, view["ply"])
 
 
 def _clock(ctx: Any, app: Any, stop: threading.Event, every: float) -> None:
@@ -145,9 +147,9 @@ def port_problem(host: str, port: int) -> str | None:
 def first_turn_mail(ctx: Any, game_id: str) -> tuple[str, int] | None:
     """Who moves first in the seeded game, and the caught turn mail that tells
     them so (for the banner to name the mail to open)."""
-    from .models import CaughtMail
+    from .core.models import CaughtMail
 
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     name = next((str(p["name"]) for p in view["players"] if p["to_move"]), None)
     email = next((p["email"] for p in DEMO_PLAYERS if p["name"] == name), None)
     if name is None or email is None:

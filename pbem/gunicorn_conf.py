@@ -4,7 +4,7 @@
 The access log's logger: gunicorn's own writes each request's path, and a
 path holds a seat, sign-in or unsubscribe token (``GET /play/<token>``), so
 :class:`RedactingLogger` masks tokens and addresses in every atom of the line
-(``pbem.logs.redact_access``), whatever ``--access-logformat`` says.
+(``pbem.core.logs.redact_access``), whatever ``--access-logformat`` says.
 
 And what metrics need: with ``PROMETHEUS_MULTIPROC_DIR`` set, the workers'
 count files are cleared when the server starts (counts from a previous run
@@ -19,7 +19,7 @@ from typing import Any
 
 from gunicorn.glogging import Logger  # type: ignore[import-untyped]  # no type information
 
-from pbem.logs import redact_access
+from .core.logs import redact_access
 
 
 class RedactingLogger(Logger):  # type: ignore[misc]

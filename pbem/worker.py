@@ -6,7 +6,7 @@ every process of the service) and exposes its Celery app as ``celery`` and
 ``app`` (the names ``celery -A`` looks for); ``flask_app`` is the Flask app the
 tasks run inside, with its database, mail transport and clock."""
 
-from pbem.config import UnsafeConfig
+from .core.config import UnsafeConfig
 from pbem.web import create_app
 
 try:

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import pytest
 from sqlalchemy import text
 
-from pbem.db import make_engine, upgrade
+from pbem.core.db import make_engine, upgrade
 from tests.support.config import POSTGRES_ADMIN, REDIS_URL, TABLES, app_config, unavailable
 from tests.support.receiver import Receiver
 from tests.support.smtp import SmtpServer

@@ -15,7 +15,7 @@ import pytest
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from pbem.language import BABEL_LOCALES, CATALOGS, LANGUAGES
+from pbem.words.language import BABEL_LOCALES, CATALOGS, LANGUAGES
 from pbem.words import Words, left_text
 
 REPO = Path(__file__).resolve().parents[1]

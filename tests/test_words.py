@@ -7,16 +7,16 @@ from datetime import datetime, timezone
 
 import pytest
 
-from pbem.errors import Invalid, MoveRefused
+from pbem.core.errors import Invalid, MoveRefused
 from pbem.mail.compose import mail_context
-from pbem.players import BadName
+from pbem.people.players import BadName
 from pbem.rules import Game
 from pbem.rules.errors import EmptySource, IllegalMove, RulesError
 from pbem.rules.move import Move
 from pbem.rules.tables import CLANS
 from pbem.rules.views import public_view
 from pbem.web.pages import when
-from pbem.services import parse_players
+from pbem.games.starting import parse_players
 from pbem.words import (Words, describe_history, describe_village, end_text, error_text, refusal_text, sentence,
                         when_text)
 from tests.support.rules import CODES, huts, make_board, make_game, pairs_adjacency, path_adjacency

@@ -1,1 +1,3 @@
-"""Mail the service receives: replies that move, table talk, bounces."""
+"""Mail the service receives: replies that move, table talk, bounces.
+
+May import: table, games, people, core, words, drawing, rules."""

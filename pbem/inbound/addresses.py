@@ -1,9 +1,9 @@
 """The service's own mail addresses on ``INBOUND_DOMAIN`` (pure: no database).
 
-- ``move+TOKEN@`` — a turn mail's reply address (a :class:`pbem.models.ReplyToken`);
+- ``move+TOKEN@`` — a turn mail's reply address (a :class:`pbem.core.models.ReplyToken`);
 - ``talk+TOKEN@`` — a table-talk mail's reply address (the same kind of token);
 - ``bounce+TAG@`` — the return path (VERP) of an outbox row: its id encrypted
-  (``pbem.bounces.bounce_tag``), or, in mail sent before, the plain id;
+  (``pbem.inbound.bounces.bounce_tag``), or, in mail sent before, the plain id;
 - ``move@`` and ``talk@`` — the same with the ``+tag`` dropped by a mail
   client: the worker finds the turn through ``In-Reply-To``/``References``.
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from ..tokens import well_formed
+from ..core.tokens import well_formed
 
 KINDS = ("move", "talk", "bounce")
 _LOCAL = re.compile(r"(move|talk|bounce)(?:\+(.+))?", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""Handling a received message (an :class:`pbem.models.Inbound` row): claim it,
+"""Handling a received message (an :class:`pbem.core.models.Inbound` row): claim it,
 act on it by the address it came to, record what became of it.
 
 The Celery task ``pbem.inbound.handle`` runs :func:`handle` for each message
@@ -32,11 +32,12 @@ from email.utils import getaddresses
 from sqlalchemy import bindparam, or_, update
 from sqlmodel import Session, col, select
 
-from ..context import Context
-from ..logs import shown_address
-from ..db import session_scope
-from .. import bounces, metrics, replies
-from ..models import Inbound, table_of
+from ..core.context import Context
+from ..core.logs import shown_address
+from ..core.db import session_scope
+from . import bounces, replies
+from ..core import metrics
+from ..core.models import Inbound, table_of
 from . import addresses, structure
 from .store import known_tag
 
@@ -201,7 +202,7 @@ def dispatch(ctx: Context, session: Session, row: Inbound) -> str:
 def on_reply(ctx: Context, session: Session, row: Inbound) -> str:
     """A reply to a turn mail (``move+TOKEN@``, or ``move@`` with the tag
     dropped: the turn is found through ``In-Reply-To``/``References``):
-    :func:`pbem.replies.handle_reply` plays it as the page would and answers
+    :func:`pbem.inbound.replies.handle_reply` plays it as the page would and answers
     (its own transactions, which also mark the message done, before
     ``session`` is used)."""
     assert row.id is not None  # a stored row
@@ -210,14 +211,14 @@ def on_reply(ctx: Context, session: Session, row: Inbound) -> str:
 
 def on_talk(ctx: Context, session: Session, row: Inbound) -> str:
     """A reply to a table-talk mail (``talk+TOKEN@``, or ``talk@``): its text is
-    posted to the table (:func:`pbem.replies.handle_talk`, as above)."""
+    posted to the table (:func:`pbem.inbound.replies.handle_talk`, as above)."""
     assert row.id is not None  # a stored row
     return replies.handle_talk(ctx, row.id)
 
 
 def on_bounce(ctx: Context, session: Session, row: Inbound) -> str:
     """Mail to the return path of outbox row ``ID`` (``bounce+ID@``): the
-    delivery report counts against the row's recipient (:mod:`pbem.bounces`,
+    delivery report counts against the row's recipient (:mod:`pbem.inbound.bounces`,
     which records it and marks the message done in one transaction of its own,
     before ``session`` is used)."""
     assert row.id is not None  # a stored row

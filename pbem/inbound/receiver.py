@@ -30,8 +30,8 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from ..context import Context
-from ..logs import shown_address
+from ..core.context import Context
+from ..core.logs import shown_address
 from . import addresses
 from .store import accept_recipient, store
 from .structure import problem

@@ -15,11 +15,11 @@ from sqlalchemy import exists, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from ..context import Context
-from ..db import session_scope
-from ..bounces import outbox_id_of_tag
-from ..models import Inbound, Outbox, ReplyToken, table_of
-from ..tokens import digest
+from ..core.context import Context
+from ..core.db import session_scope
+from .bounces import outbox_id_of_tag
+from ..core.models import Inbound, Outbox, ReplyToken, table_of
+from ..core.tokens import digest
 from . import addresses
 
 #: The longest address kept (RFC 5321's path limit less its angle brackets).
@@ -54,7 +54,7 @@ def known_tag(ctx: Context, found: addresses.Recipient) -> bool:
         query = select(exists().where(outbox.c.id == outbox_id))
     else:
         reply = table_of(ReplyToken)
-        # Reply tokens are written in lower case (pbem.replies): so is the look-up.
+        # Reply tokens are written in lower case (pbem.inbound.replies): so is the look-up.
         query = select(exists().where(reply.c.token_hash == digest(found.tag.lower())))
     with ctx.engine.connect() as conn:
         return bool(conn.execute(query).scalar())
@@ -86,7 +86,7 @@ def message_key(raw: bytes, recipient: str) -> str:
 
 @lru_cache(maxsize=None)
 def _insert(dialect: str) -> Any:
-    # As in pbem.outbox: one statement, built once per dialect; a twin is no error.
+    # As in pbem.core.outbox: one statement, built once per dialect; a twin is no error.
     insert = pg_insert if dialect == "postgresql" else sqlite_insert
     table = table_of(Inbound)
     return insert(table).on_conflict_do_nothing().returning(table.c.id)

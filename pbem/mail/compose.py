@@ -12,11 +12,13 @@ from urllib.parse import urlsplit
 from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
-from .. import replies, services, unsubscribing, watching, webhooks
-from ..context import Context
-from ..db import as_utc
-from ..models import Game, Login, Outbox, Seat, TableMessage, Webhook, table_of
-from ..queries import digest_news, table_news, table_seen_at
+from ..inbound import replies
+from ..games import unsubscribing
+from ..table import watching, webhooks
+from ..core.context import Context
+from ..core.db import as_utc
+from ..core.models import Game, Login, Outbox, Seat, TableMessage, Webhook, table_of
+from ..core.queries import digest_news, table_news, table_seen_at
 from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
@@ -26,6 +28,10 @@ from ..words import (Words, board_text, describe_history, end_text, epoch_terrai
                      move_groups, move_text, only_joins, names_text, scores_text, village_line, when_text)
 from . import messages
 from ..drawing.picture import board_pngs
+from ..people import signin
+from ..core import links
+from ..people import reachability
+from .. import games
 
 _OUTBOX = table_of(Outbox)
 # Built once: a sign-in row keeps the link it sends.
@@ -44,7 +50,7 @@ MOVE_KINDS = ("turn", "reminder")
 TABLE_KINDS = ("turn", "digest")
 #: The most table messages one mail shows (the page has them all).
 TABLE_IN_MAIL = 20
-#: Kinds that wait while their reader is on their seat page (``pbem.watching``):
+#: Kinds that wait while their reader is on their seat page (``pbem.table.watching``):
 #: the page says it is their turn already.  The result of a game is not among
 #: them: it is the game's record, and goes once to every player.
 WAIT_WHILE_PRESENT = ("turn", "reminder")
@@ -66,19 +72,19 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     Raises :class:`Postponed` for a turn mail whose reader is on their page."""
     envelope: dict[str, Any] = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
                                     message_id=row.message_id, kind=row.kind)
-    if services.is_suppressed(session, row.recipient):
+    if reachability.is_suppressed(session, row.recipient):
         return None  # they asked never to be mailed again
-    if row.kind not in ASKED_FOR and services.is_unreachable(session, row.recipient):
-        return None  # their mail bounces (pbem.bounces)
+    if row.kind not in ASKED_FOR and reachability.is_unreachable(session, row.recipient):
+        return None  # their mail bounces (pbem.inbound.bounces)
     if row.kind == "login":
         login = _login_of(ctx, session, row)
         if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():
             return None
         w = Words(row.language or "en")
-        context = {"link": services.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
+        context = {"link": signin.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
                    "base_url": ctx.base_url, "kind": row.kind, "w": w}
         return messages.build(messages.Envelope(**envelope), context, language=w.language)
-    game, seats = services.game_and_seats(session, row.game_id)
+    game, seats = games.game_and_seats(session, row.game_id)
     seat = next((s for s in seats if s.id == row.seat_id), None)
     if game is None or seat is None:
         return None
@@ -90,8 +96,8 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
             raise Postponed(present)
     envelope["game_id"] = game.public_id
     # The one view of the game for this recipient: mail shows nothing else.
-    view = services.game_view(ctx, game, seats, seat)
-    link = services.seat_link(ctx, seat)
+    view = games.game_view(ctx, game, seats, seat)
+    link = links.seat_link(ctx, seat)
     # The recipient's own language and time zone, for this message only.
     w = Words(seat.language, seat.time_zone or "UTC")
     answer: dict[str, Any] = {}
@@ -142,7 +148,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         context.update(confirming=seat.position == 0, inviter=creator.name, inviter_email=creator.email,
                        # Nobody is invited after the confirmation when the others are computers.
                        only_computers=all(s.bot for s in seats if s.id != seat.id),
-                       never=f"{ctx.base_url}/never/{services.seat_token(ctx, seat)}")
+                       never=f"{ctx.base_url}/never/{links.seat_token(ctx, seat)}")
     if row.kind == "unreachable":
         bouncing = next((s for s in seats if row.event == f"unreachable:{s.id}"), None)
         if bouncing is None:
@@ -182,7 +188,7 @@ def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:
     address), and kept with the row for later attempts."""
     if row.login_id is not None:
         return session.get(Login, row.login_id)
-    login = services.new_login(ctx, session, row.recipient)
+    login = signin.new_login(ctx, session, row.recipient)
     if login is not None:
         session.connection().execute(_KEEP_LOGIN, {"row_id": row.id, "the_login": login.id})
     return login
@@ -211,7 +217,7 @@ def _reply_address(ctx: Context, session: Session, row: Outbox, seat: Seat, ply:
     """The ``Reply-To`` that carries the turn's reply token.  The Message-ID
     stays the row's own random one: it travels in every forwarded header, so
     it holds no token (a client that drops the ``+tag`` still answers it, and
-    :func:`pbem.replies.find_turn_by_ids` finds the row)."""
+    :func:`pbem.inbound.replies.find_turn_by_ids` finds the row)."""
     token = replies.reply_token(ctx, session, seat, ply)
     address = replies.talk_address(ctx, token) if talk else replies.reply_address(ctx, token)
     return {"reply_to": address}
@@ -302,7 +308,7 @@ def _talk_of(session: Session, row: Outbox, game: Game, seat: Seat) -> TableMess
 
 def _table_context(session: Session, row: Outbox, seat: Seat, w: Words) -> dict[str, Any]:
     """The table talk a turn mail or digest shows: the others' messages since the
-    reader last had the table (see :func:`pbem.queries.table_seen_at`)."""
+    reader last had the table (see :func:`pbem.core.queries.table_seen_at`)."""
     if row.kind not in TABLE_KINDS:
         return {"table": [], "table_more": 0}
     news, more = table_news(session, seat, table_seen_at(session, seat, before_id=row.id), TABLE_IN_MAIL)

@@ -15,13 +15,14 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
-from ..bounces import return_path
-from ..config import DEFAULTS
-from ..context import Context
-from ..db import as_utc, session_scope
-from .. import metrics, webhooks
-from ..models import Outbox, table_of
-from ..queries import about_game
+from ..inbound.bounces import return_path
+from ..core.config import DEFAULTS
+from ..core.context import Context
+from ..core.db import as_utc, session_scope
+from ..core import metrics
+from ..table import webhooks
+from ..core.models import Outbox, table_of
+from ..core.queries import about_game
 from . import webhook_http
 from .compose import Postponed, compose
 from .transport import PermanentFailure, Transport
@@ -126,7 +127,7 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
             webhook_http.send(post, ctx.config)
         else:
             assert message is not None
-            # VERP: a bounce names the row it is about (pbem.bounces reads it).
+            # VERP: a bounce names the row it is about (pbem.inbound.bounces reads it).
             transport.send(message, return_path=return_path(ctx.config, outbox_id))
     except PermanentFailure as e:
         _finish(ctx, outbox_id, "failed", str(e)[:500])

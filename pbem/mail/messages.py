@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import css_inline
 import jinja2
 
-from ..language import DEFAULT_LANGUAGE, TAGS, translations
+from ..words.language import DEFAULT_LANGUAGE, TAGS, translations
 from ..words import Words
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"

@@ -13,8 +13,8 @@ from typing import IO, Any, Protocol
 
 from sqlalchemy.engine import Engine
 
-from ..db import session_scope
-from ..models import CaughtMail
+from ..core.db import session_scope
+from ..core.models import CaughtMail
 
 
 @lru_cache(maxsize=1)

@@ -1,6 +1,6 @@
 """The one place that makes HTTP requests: posting to a webhook.
 
-The address is checked again just before the post (:mod:`pbem.webhook_targets`)
+The address is checked again just before the post (:mod:`pbem.table.webhook_targets`)
 and the connection goes to the very IP address that was checked, with the
 host's name only in ``Host`` and TLS (SNI and the certificate check): a name
 that resolves to a private address on the second look-up (DNS rebinding)
@@ -21,7 +21,7 @@ breaker is per receiver (scheme, host and port), so one slow server cannot
 hold the webhook workers with many webhooks; its state is in Redis when the
 broker is Redis (shared by every worker; keys hold a hash of the receiver, not
 its name), else in the process.  A day of failures still switches a webhook
-off (:func:`pbem.webhooks.failed`): the skipped posts count.
+off (:func:`pbem.table.webhooks.failed`): the skipped posts count.
 
 What the setter of a webhook is told of a failure is a coarse category
 (:func:`category`), never what the receiver said.  What the operator sees (the
@@ -45,10 +45,10 @@ import time
 from functools import lru_cache
 from typing import Any, Mapping
 
-from ..errors import Invalid
-from ..webhook_targets import IP, Target, Unresolvable, check_target
-from ..webhooks import (BAD_ANSWER, NO_CONNECTION, NOT_ALLOWED, NOT_FOUND, REDIRECT, REFUSED, TIMED_OUT,
-                        TLS_ERROR)
+from ..core.errors import Invalid
+from ..table.webhook_targets import IP, Target, Unresolvable, check_target
+from ..table.webhooks import (BAD_ANSWER, NO_CONNECTION, NOT_ALLOWED, NOT_FOUND, REDIRECT, REFUSED, TIMED_OUT,
+                              TLS_ERROR)
 from .transport import PermanentFailure
 from .webhook_posts import USER_AGENT, Post
 

@@ -1,5 +1,5 @@
 """What a webhook post says: built when it is delivered, from the game's public
-view (``services.game_view(..., None)``) and nothing else, so that no clan and
+view (``games.game_view(..., None)``) and nothing else, so that no clan and
 no seat link can reach a channel.  Sending it is :mod:`pbem.mail.webhook_http`'s job.
 
 The sentences are in the language of the player who set the webhook (they
@@ -12,7 +12,7 @@ chose the channel, and read their seat page in it).  Per kind:
 - json: ``{"game", "event", "ply", "to_move", "url"}``, signed:
   ``X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>``; beside it
   ``X-PBEM-Timestamp`` (Unix seconds), ``X-PBEM-Delivery`` (the post's id: opaque,
-  the same on every retry, :func:`pbem.webhooks.delivery_id`) and
+  the same on every retry, :func:`pbem.table.webhooks.delivery_id`) and
   ``X-PBEM-Signature-256-Timestamped: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>``,
   for a receiver that refuses replays."""
 
@@ -25,16 +25,16 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from .. import services
-from ..context import Context
-from ..db import as_utc, session_scope
+from pbem import games
+from ..core.context import Context
+from ..core.db import as_utc, session_scope
 from ..drawing.picture import board_png
-from ..models import Game, Outbox, Seat, Webhook
+from ..core.models import Game, Outbox, Seat, Webhook
 from ..rules import classic_board
 from ..rules.views import View
-from ..webhook_events import webhook_id_of
-from ..webhooks import (DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_HEADER, delivery_id,
-                        signature, signing_secret, timestamped_signature)
+from ..games.webhook_events import webhook_id_of
+from ..table.webhooks import (DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_HEADER, delivery_id,
+                              signature, signing_secret, timestamped_signature)
 from ..words import Words, names_text
 
 USER_AGENT = "ClansByMail-Webhook/1"
@@ -71,7 +71,7 @@ def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:
     created, hook_created = as_utc(row.created_at), as_utc(hook.created_at)
     if created is not None and hook_created is not None and created < hook_created:
         return None  # for a removed webhook whose id was given again
-    game, seats = services.game_and_seats(session, row.game_id)
+    game, seats = games.game_and_seats(session, row.game_id)
     setter = next((s for s in seats if s.id == hook.seat_id), None)
     if game is None or setter is None:
         return None
@@ -79,7 +79,7 @@ def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:
     if news is None:
         return None
     event, to_move = news
-    view = services.game_view(ctx, game, seats, None)
+    view = games.game_view(ctx, game, seats, None)
     url = f"{ctx.base_url}/games/{game.public_id}"
     w = Words(setter.language)
     text = _text(event, view, to_move, w)

@@ -1,9 +1,9 @@
-"""Alembic's environment: runs migrations on the URL given by ``pbem.db``."""
+"""Alembic's environment: runs migrations on the URL given by ``pbem.core.db``."""
 
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-import pbem.models  # noqa: F401  (registers the tables on the metadata)
+import pbem.core.models
 from sqlmodel import SQLModel
 
 config = context.config
@@ -19,7 +19,7 @@ def run_migrations_offline() -> None:
 
 def run_migrations_online() -> None:
     url = config.get_main_option("sqlalchemy.url")
-    assert url is not None  # pbem.db.alembic_config sets it
+    assert url is not None  # pbem.core.db.alembic_config sets it
     engine = create_engine(url, poolclass=pool.NullPool)
     with engine.connect() as connection:
         context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)

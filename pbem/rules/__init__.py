@@ -1,5 +1,7 @@
 """The rules of Clans as a pure library: standard library only, no I/O but the
-shipped map.  Everything the service shows of a game comes from here."""
+shipped map.  Everything the service shows of a game comes from here.
+
+May import: nothing (the standard library only)."""
 
 from .board import Board, classic_board, load_board
 from .errors import IllegalMove, InvalidRecord, RulesError

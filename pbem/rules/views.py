@@ -8,7 +8,7 @@ player's own view.
 The shape of every view is written down once, below, as ``TypedDict``: the
 rules' own (:class:`PublicView`, :class:`PlayerView`) and the service's, which
 adds what only the service knows (:class:`View`, :class:`SeatView`, made by
-``pbem.services.game_view``).  The API's document is derived from these types
+``pbem.games.views.game_view``).  The API's document is derived from these types
 (``pbem/web/schema.py``); ``Annotated`` :class:`Schema` notes say what a type
 alone does not (bounds, patterns, descriptions).
 
@@ -158,7 +158,7 @@ class GamePart(TypedDict):
 
 
 class View(BaseView, GamePart):
-    """The service's view of a game for anyone (``pbem.services.game_view``)."""
+    """The service's view of a game for anyone (``pbem.games.views.game_view``)."""
 
     players: Annotated[list[ViewPlayer], Schema(minItems=MIN_PLAYERS, maxItems=MAX_PLAYERS)]
 

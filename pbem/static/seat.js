@@ -8,7 +8,7 @@
 
    While the player is there (the tab is shown and they used it lately) it also
    tells the server so now and then, with a POST: their turn mail waits while
-   they are, and goes if they leave (pbem.watching).  Opening the link alone
+   they are, and goes if they leave (pbem.table.watching).  Opening the link alone
    never counts: mail scanners open links too.
 
    It also counts the others' table messages this browser has not shown yet

@@ -1,4 +1,6 @@
-"""The Flask application factory."""
+"""The Flask application factory.
+
+May import: ops, workers, mail, inbound, table, games, people, core, words, drawing, rules."""
 
 from __future__ import annotations
 
@@ -9,11 +11,11 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from ..config import check_safe, load_config
-from ..context import Context
-from ..db import make_engine
-from ..logs import configure as configure_logging
-from ..tasks import celery_init_app
+from ..core.config import check_safe, load_config
+from ..core.context import Context
+from ..core.db import make_engine
+from ..core.logs import configure as configure_logging
+from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
 from . import catcher, webhook_pages
 from .limits import Limits

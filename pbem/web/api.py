@@ -7,12 +7,13 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 
-from .. import rematch as rematches, services, webhooks
-from ..errors import BadRequest, Unauthorized
+from ..table import rematch as rematches, webhooks
+from ..core.errors import BadRequest, Unauthorized
 from ..rules.views import NewGameView
-from ..app_context import context
+from ..core.app_context import context
 from .limits import limits
 from .openapi import OPENAPI
+from .. import games
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -56,58 +57,58 @@ def _bearer() -> str:
 def create_game() -> Any:
     limits().per_ip("LIMIT_NEW_GAMES")
     body = _json_body()
-    players = services.parse_players(body.get("players"))
-    game_id = services.start_game(context(), players, body.get("turn_hours"))
-    view: NewGameView = {"id": game_id, **services.public_game(context(), game_id)}
+    players = games.parse_players(body.get("players"))
+    game_id = games.start_game(context(), players, body.get("turn_hours"))
+    view: NewGameView = {"id": game_id, **games.public_game(context(), game_id)}
     return jsonify(view), 201, {"Location": f"/api/v1/games/{game_id}"}
 
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Any:
-    return jsonify(services.public_game(context(), game_id))
+    return jsonify(games.public_game(context(), game_id))
 
 
 @bp.get("/games/<game_id>/record")
 def record(game_id: str) -> Any:
-    return jsonify(services.export_game(context(), game_id))
+    return jsonify(games.export_game(context(), game_id))
 
 
 @bp.get("/seat")
 def seat() -> Any:
-    return jsonify(services.seat_view(context(), _bearer()))
+    return jsonify(games.seat_view(context(), _bearer()))
 
 
 @bp.post("/seat/accept")
 def accept() -> Any:
-    return jsonify(services.accept(context(), _bearer()))
+    return jsonify(games.accept(context(), _bearer()))
 
 
 @bp.post("/seat/moves")
 def move() -> Any:
     token = _bearer()
     body = _json_body()
-    view = services.submit_move(context(), token, body.get("move"), body.get("order"), body.get("ply"))
+    view = games.submit_move(context(), token, body.get("move"), body.get("order"), body.get("ply"))
     return jsonify(view)
 
 
 @bp.post("/seat/mail")
 def mail() -> Any:
     token = _bearer()
-    return jsonify(services.set_mail(context(), token, _json_body().get("mail")))
+    return jsonify(games.set_mail(context(), token, _json_body().get("mail")))
 
 
 @bp.post("/seat/style")
 def style() -> Any:
     """How your page and your mail draw the board: ``{"style": "standard" | "contrast"}``."""
     token = _bearer()
-    return jsonify(services.set_board_style(context(), token, _json_body().get("style")))
+    return jsonify(games.set_board_style(context(), token, _json_body().get("style")))
 
 
 @bp.post("/seat/pause")
 def pause() -> Any:
     """Pause your own clock for ``days`` days: ``{"days": n}``."""
     token = _bearer()
-    return jsonify(services.pause_clock(context(), token, _json_body().get("days")))
+    return jsonify(games.pause_clock(context(), token, _json_body().get("days")))
 
 
 @bp.post("/seat/computer")
@@ -116,7 +117,7 @@ def computer() -> Any:
     ``"seat": n`` for an away player's."""
     token = _bearer()
     body = _json_body()
-    return jsonify(services.hand_to_computer(context(), token, body.get("bot"), body.get("seat")))
+    return jsonify(games.hand_to_computer(context(), token, body.get("bot"), body.get("seat")))
 
 
 @bp.get("/seat/webhooks")

@@ -13,8 +13,8 @@ from typing import Any
 
 from flask import Blueprint, current_app, render_template, request
 
-from .. import webhooks
-from ..app_context import context
+from ..table import webhooks
+from ..core.app_context import context
 
 bp = Blueprint("catcher", __name__, url_prefix="/webhook-catcher")
 

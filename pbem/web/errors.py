@@ -9,7 +9,7 @@ from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
-from ..errors import RateLimited, ServiceError
+from ..core.errors import RateLimited, ServiceError
 from ..words import N_, error_text
 from .locale import words
 

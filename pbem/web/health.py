@@ -2,7 +2,7 @@
 
 - ``GET /healthz``: the process is up and serving; no I/O at all.
 - ``GET /readyz``: the database answers ``SELECT 1`` and the broker ``PING``,
-  each within a short time-out (``pbem.probes``); ``503`` naming the one that
+  each within a short time-out (``pbem.ops.probes``); ``503`` naming the one that
   did not.  With no broker configured (work runs in-process) the broker is
   ``not configured`` and does not count.
 
@@ -18,7 +18,7 @@ import time
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
-from .. import probes
+from ..ops import probes
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger(__name__)

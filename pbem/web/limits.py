@@ -8,7 +8,7 @@ the service do that sends mail or costs work: starting games, sign-in mails,
 invitations to one address, new seat links.  A player's moves and page views are
 never limited.  The service layer reaches them through ``Context.limit``.
 
-A key that is an email address counts for its mailbox (``pbem.players.mailbox``:
+A key that is an email address counts for its mailbox (``pbem.people.players.mailbox``:
 ``ann+1@x`` and ``Ann+2@x`` are ``ann@x``), and the store holds only an HMAC of
 that mailbox under the secret key (:func:`stored_key`): nothing in Redis names a
 person, before or after ``pbem admin forget``."""
@@ -29,8 +29,8 @@ from limits import parse_many
 from limits.storage import MemoryStorage
 from limits.strategies import FixedWindowRateLimiter, RateLimiter
 
-from ..errors import RateLimited
-from ..players import mailbox
+from ..core.errors import RateLimited
+from ..people.players import mailbox
 from ..words import N_
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ from typing import Any
 from flask import Blueprint, Flask, g, has_request_context, redirect, request, session
 from flask_babel import Babel, refresh
 
-from ..language import BABEL_LOCALES, CATALOGS, DEFAULT_TIME_ZONE, LANGUAGES, NATIVE_NAMES, \
-    UnknownLanguage, best_language, clean_language
+from ..words.language import (BABEL_LOCALES, CATALOGS, DEFAULT_TIME_ZONE, LANGUAGES, NATIVE_NAMES, UnknownLanguage,
+                              best_language, clean_language)
 from ..rules.views import SeatView
 from ..words import Words
 

@@ -17,9 +17,9 @@ from email.utils import formatdate, make_msgid
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from sqlmodel import col, select
 
-from ..db import session_scope
-from ..models import CaughtMail
-from ..app_context import context
+from ..core.db import session_scope
+from ..core.models import CaughtMail
+from ..core.app_context import context
 from .locale import words
 
 bp = Blueprint("mailbox", __name__, url_prefix="/mailbox")

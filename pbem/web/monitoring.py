@@ -3,7 +3,7 @@
 Off unless ``PBEM_METRICS=1``: the page says how busy the service is, which
 is the operator's business.  With ``PBEM_METRICS_TOKEN`` set, only a request
 with ``Authorization: Bearer <that token>`` gets it (401 otherwise); a public
-service does not start without one (``pbem.config.check_safe``), so only a
+service does not start without one (``pbem.core.config.check_safe``), so only a
 loopback one may leave it open.  Never rate-limited, no cookie."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import time
 
 from flask import Blueprint, Flask, Response, current_app, g, request
 
-from .. import metrics
-from ..app_context import context
+from ..core import metrics
+from ..core.app_context import context
 
 bp = Blueprint("monitoring", __name__)
 

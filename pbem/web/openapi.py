@@ -7,7 +7,7 @@ game: 401, 404, 409, and the moves the position does not allow), one it calls
 invalid is refused.  ``tests/web/test_api_schema.py`` holds the service to it
 with schemathesis.
 
-The name and address rules are the ones :mod:`pbem.players` applies, spelled
+The name and address rules are the ones :mod:`pbem.people.players` applies, spelled
 as regular expressions that read the same in Python's ``re`` and in the
 JSON Schema validators (explicit character classes rather than ``\\s``, ``\\w``
 or ``\\b``, whose meaning differs between engines; a closing ``$`` is the end
@@ -27,14 +27,15 @@ from typing import Any, Callable, Iterable
 from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 from ..rules.views import NewGameView, SeatView, View
 from ..drawing.style import BOARD_STYLES
-from ..services import LEVELS, MAIL_CHOICES, MAX_TURN_HOURS
-from ..tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
+from pbem.games.starting import LEVELS, MAX_TURN_HOURS
+from pbem.games.settings import MAIL_CHOICES
+from ..core.tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
 from .schema import object_schema
-from ..webhook_targets import MAX_URL as MAX_WEBHOOK_URL
-from ..webhooks import KINDS as WEBHOOK_KINDS, WebhookLine, Webhooks
+from ..table.webhook_targets import MAX_URL as MAX_WEBHOOK_URL
+from ..table.webhooks import KINDS as WEBHOOK_KINDS, WebhookLine, Webhooks
 
-from ..players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
-from ..language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
+from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
+from ..words.language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
 #: Domains email-validator refuses as special-use (RFC 6761 and friends).
 SPECIAL_USE_DOMAINS = ("arpa", "invalid", "local", "localhost", "onion", "test")
 
@@ -99,7 +100,7 @@ def _word(text: str) -> str:
 
 
 #: What a name may not contain: controls (tabs and newlines too), format
-#: characters, line and paragraph separators (pbem.players).
+#: characters, line and paragraph separators (pbem.people.players).
 FORBIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
 
 
@@ -141,7 +142,7 @@ def name_patterns() -> tuple[str, str]:
     pattern = f"^{space}*{char}(?:{char}|{space}+(?={char})){{0,{MAX_NAME - 1}}}{space}*$"
     dots = "\\." + "".join(_char(ord(ch)) for ch in LOOKALIKE_DOTS)
     blank = f"[{c['spaces']}]*"
-    # pbem.players folds look-alike dots, and brackets around a dot or "dot", to "."
+    # pbem.people.players folds look-alike dots, and brackets around a dot or "dot", to "."
     dot = f"(?:[{dots}]|{blank}[\\[\\(\\{{]{blank}(?:[{dots}]|{_word('dot')}){blank}[\\]\\)\\}}]{blank})"
     url = "|".join([
         f"[{_folds('[a-z]')}][{_folds('[a-z0-9+-]')}{dots}]*:/",

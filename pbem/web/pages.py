@@ -3,7 +3,7 @@ of their game, with the move controls), the sign-in flow and the list of a playe
 games.
 
 Views only translate requests into service calls and service errors into pages.
-What a page shows of a game comes from ``services.seat_view`` / ``services.public_game``
+What a page shows of a game comes from ``games.seat_view`` / ``games.public_game``
 and nothing else.  GET and HEAD never change anything (mail scanners open links);
 every change is a POST from a page's form, checked against forgery by ``csrf``."""
 
@@ -16,20 +16,23 @@ from typing import Any, Mapping
 from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 from markupsafe import Markup, escape
 
-from .. import ratings, rematch as rematches, services, stats as player_stats, talk as table_talk, watching
-from ..errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
+from ..people import ratings, stats as player_stats
+from ..table import rematch as rematches, talk as table_talk, watching
+from ..core.errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
 from ..rules import Board, Move, classic_board
 from ..drawing.style import (CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, clan_glyph, clan_mark,
                              clan_text_colour, terrain_colour)
 from ..drawing.svg import board_svg, clan_icon
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import SeatView, View, seated
-from ..app_context import context
-from ..language import LANGUAGES, NATIVE_NAMES, time_zones
+from ..core.app_context import context
+from ..words.language import LANGUAGES, NATIVE_NAMES, time_zones
 from ..words import (LEVELS, N_, Words, board_style_labels, describe_history, end_text, error_text, mail_labels,
                      move_text, names_text, sentence, when_text)
 from .limits import limits
 from .locale import language, seat_words, words
+from ..people import signin
+from .. import games
 
 bp = Blueprint("pages", __name__)
 
@@ -96,7 +99,7 @@ def signed_in_email() -> str | None:
     (not signed out, not too old); a session that is not is forgotten."""
     if "signed_in" not in g:
         email, login_id = session.get("email"), session.get("login")
-        ok = email is not None and services.signed_in(context(), email, login_id)
+        ok = email is not None and signin.signed_in(context(), email, login_id)
         if email is not None and not ok:
             session.pop("email", None)
             session.pop("login", None)
@@ -143,7 +146,7 @@ def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = Non
                            solo=solo or _blank_solo(), solo_error=sentence(solo_error) if solo_error else None,
                            min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, levels=LEVELS,
                            languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
-                           max_hours=services.MAX_TURN_HOURS), status
+                           max_hours=games.MAX_TURN_HOURS), status
 
 
 @bp.get("/")
@@ -154,13 +157,13 @@ def home() -> Any:
 def _start(players: list[dict[str, Any]], hours: int | None) -> Any:
     """Start a game from a form's players, or raise the service's refusal."""
     limits().per_ip("LIMIT_NEW_GAMES")
-    parsed = services.parse_players(players, default_language=language())
+    parsed = games.parse_players(players, default_language=language())
     # Signed in as the first player: they confirm by starting it.
     confirmed = signed_in_email() == parsed[0].email
-    game_id = services.start_game(context(), parsed, hours, confirmed=confirmed)
+    game_id = games.start_game(context(), parsed, hours, confirmed=confirmed)
     if confirmed:
         # Against the computer only, a game started signed in has begun: straight to the seat.
-        mine = next((g for g in services.games_of(context(), parsed[0].email)[0] if g["game"] == game_id), None)
+        mine = next((g for g in games.games_of(context(), parsed[0].email)[0] if g["game"] == game_id), None)
         if mine is not None and mine["status"] == "active":
             flash(words()._("Your game against the computer has started."), "ok")
             return redirect(url_for(".play", token=str(mine["link"]).rpartition("/")[2]), 303)
@@ -391,7 +394,7 @@ def _seat_data(view: SeatView, table: table_talk.Table, w: Words, presence: floa
 def _refused(token: str, e: ServiceError, sentence: str) -> Any:
     """The seat page again with a refusal, in the seat's words: ``sentence``
     (marked with ``N_``) says what became of the request around ``%(error)s``."""
-    view = services.seat_view(context(), token)
+    view = games.seat_view(context(), token)
     w = seat_words(view)
     return play_page(token, view, error=w._(sentence, error=error_text(e, w)), error_code=e.code, status=e.status)
 
@@ -406,7 +409,7 @@ def play(token: str) -> Any:
 
 @bp.post("/play/<token>/accept")
 def accept(token: str) -> Any:
-    view = services.accept(context(), token)  # accepting twice is accepting once
+    view = games.accept(context(), token)  # accepting twice is accepting once
     w = seat_words(view)
     if view.get("status") == "active":
         flash(w._("You accepted — everyone is in, so the game has started. Your clan has been dealt."), "ok")
@@ -441,11 +444,11 @@ def move(token: str) -> Any:
             raise Invalid(N_("choose a move first: pick one from the list, or type it like 12-13"),
                           code="no-move")
         order = _parse_order(order_text)
-        view = services.submit_move(ctx, token, text, order, ply, strict=False)
+        view = games.submit_move(ctx, token, text, order, ply, strict=False)
     except Unauthorized:
         raise
     except ServiceError as e:
-        view = services.seat_view(ctx, token)
+        view = games.seat_view(ctx, token)
         w = seat_words(view)
         if e.code == "stale":
             # Counted as the page's header counts ("Move 4": the move to be played now).
@@ -469,9 +472,9 @@ def mail(token: str) -> Any:
     ctx = context()
     choice = request.form.get("mail", "")
     try:
-        view = services.set_mail(ctx, token, choice)
+        view = games.set_mail(ctx, token, choice)
     except Invalid as e:
-        view = services.seat_view(ctx, token)
+        view = games.seat_view(ctx, token)
         return play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
     w = seat_words(view)
     flash(w._("Saved: %(choice)s.", choice=mail_labels(w)[choice].lower()), "ok")
@@ -490,7 +493,7 @@ def talk(token: str) -> Any:
     except Unauthorized:
         raise
     except ServiceError as e:
-        view = services.seat_view(ctx, token)
+        view = games.seat_view(ctx, token)
         page, status = play_page(token, view, talk_error=error_text(e, seat_words(view)), error_code=e.code,
                                   status=e.status, form={"talk": text})
         if isinstance(e, RateLimited):
@@ -516,10 +519,10 @@ def seat_language(token: str) -> Any:
     """The seat's language and time zone: its page and its mail from now on."""
     ctx = context()
     try:
-        view = services.set_language(ctx, token, request.form.get("language", "")[:20],
+        view = games.set_language(ctx, token, request.form.get("language", "")[:20],
                                      request.form.get("time_zone", "")[:64].strip())
     except Invalid as e:
-        view = services.seat_view(ctx, token)
+        view = games.seat_view(ctx, token)
         return play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
     w = seat_words(view)
     flash(w._("Saved: this page and your emails now use the language you chose."), "ok")
@@ -531,7 +534,7 @@ def board_style(token: str) -> Any:
     """How this seat's page and the picture in its mail draw the board."""
     ctx = context()
     try:
-        view = services.set_board_style(ctx, token, request.form.get("style", "")[:20])
+        view = games.set_board_style(ctx, token, request.form.get("style", "")[:20])
     except Invalid as e:
         return _refused(token, e, N_("%(error)s Nothing was changed."))
     w = seat_words(view)
@@ -546,9 +549,9 @@ def pause(token: str) -> Any:
     text = request.form.get("days", "")[:20]
     m = _WHOLE.fullmatch(text)
     try:
-        view = services.pause_clock(ctx, token, int(m.group(1)) if m else text)
+        view = games.pause_clock(ctx, token, int(m.group(1)) if m else text)
     except (Invalid, Conflict) as e:
-        view = services.seat_view(ctx, token)
+        view = games.seat_view(ctx, token)
         return play_page(token, view, error=error_text(e, seat_words(view)), error_code=e.code, status=e.status)
     w = seat_words(view)
     until = when(view["players"][view["seat"]]["paused_until"])
@@ -568,7 +571,7 @@ def computer(token: str) -> Any:
         if seat is None and request.form.get("confirm") != "1":
             raise Invalid(N_("tick the box to confirm: the computer plays your seat to the end of the game"),
                           code="not-confirmed", field="confirm")
-        view = services.hand_to_computer(ctx, token, level, seat)
+        view = games.hand_to_computer(ctx, token, level, seat)
     except Unauthorized:
         raise
     except ServiceError as e:
@@ -595,7 +598,7 @@ def rematch(token: str) -> Any:
         return _refused(token, e, N_("%(error)s No game was started."))
     if made.token is None:
         return redirect(url_for(".game", game_id=made.game), 303)
-    fresh = services.seat_view(ctx, made.token)
+    fresh = games.seat_view(ctx, made.token)
     w = seat_words(fresh)
     if not made.created:
         flash(w._("The rematch had started already: here is your seat."), "ok")
@@ -613,9 +616,9 @@ def new_link(token: str) -> Any:
     """Replace a leaked seat link: the new one goes by mail to the seat's own
     address, and this one stops working at once."""
     ctx = context()
-    seat_words(services.seat_view(ctx, token))  # the page speaks the seat's language
+    seat_words(games.seat_view(ctx, token))  # the page speaks the seat's language
     # The other sessions of the seat's address end; this browser's (if it is one of them) stays.
-    services.replace_seat_link(ctx, token, keep_login=session.get("login") if signed_in_email() else None)
+    games.replace_seat_link(ctx, token, keep_login=session.get("login") if signed_in_email() else None)
     return render_template("new_link.html")
 
 
@@ -632,22 +635,22 @@ def login_post() -> Any:
     limits().per_ip("LIMIT_LOGIN")
     email = request.form.get("email", "")[:300]
     try:
-        again = services.request_login(context(), email, language())
+        again = signin.request_login(context(), email, language())
     except Invalid as e:
         return render_template("login.html", email=email, error=error_text(e, words())), e.status
     # Asked again too soon: nothing is sent, and the page says so (the same for every address).
     return render_template("login_sent.html", email=email.strip(), again=again)
 
 
-@bp.get("/signin/<token>")
-def signin(token: str) -> Any:
-    email = services.check_login(context(), token)
+@bp.get("/signin/<token>", endpoint="signin")
+def signin_page(token: str) -> Any:
+    email = signin.check_login(context(), token)
     return render_template("signin.html", email=email, token=token)
 
 
 @bp.post("/signin/<token>")
 def signin_post(token: str) -> Any:
-    opened = services.use_login(context(), token)
+    opened = signin.use_login(context(), token)
     _fresh_session()  # a fresh session (and form token) for the signed-in player
     session["email"] = opened.email
     session["login"] = opened.login_id
@@ -662,14 +665,14 @@ def _fresh_session() -> None:
         session["language"] = chosen
 
 
-@bp.get("/games")
-def games() -> Any:
+@bp.get("/games", endpoint="games")
+def my_games() -> Any:
     email = signed_in_email()
     if not email:
         return redirect(url_for(".login"), 303)
     m = _WHOLE.fullmatch(request.args.get("page", "1")[:12])
     page = max(1, int(m.group(1))) if m else 1
-    rows, more = services.games_of(context(), email, page)
+    rows, more = games.games_of(context(), email, page)
     w = words()
     for row in rows:
         row["title"] = names_text(row["others"], w)
@@ -702,7 +705,7 @@ def logout_everywhere() -> Any:
     email = signed_in_email()
     if not email:
         raise Unauthorized(N_("sign in first: ask for a sign-in link by email"), code="not-signed-in")
-    services.sign_out_everywhere(context(), email)
+    signin.sign_out_everywhere(context(), email)
     _fresh_session()
     flash(words()._("You are signed out everywhere: on every device and in every browser."), "ok")
     return redirect(url_for(".home"), 303)
@@ -710,7 +713,7 @@ def logout_everywhere() -> Any:
 
 @bp.post("/logout")
 def logout() -> Any:
-    services.sign_out(context(), session.get("login"))
+    signin.sign_out(context(), session.get("login"))
     _fresh_session()
     flash(words()._("You are signed out."), "ok")
     return redirect(url_for(".home"), 303)

@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from flask import Flask, Response, abort, request
 
-from ..errors import Invalid
+from ..core.errors import Invalid
 from ..words import N_
 
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "

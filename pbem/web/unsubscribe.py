@@ -2,7 +2,7 @@
 
 Every game email carries ``List-Unsubscribe: <{BASE_URL}/unsubscribe/{token}>``
 and ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``, the token one that
-can only stop mail (:mod:`pbem.unsubscribing`), never the seat token: mail
+can only stop mail (:mod:`pbem.games.unsubscribing`), never the seat token: mail
 programs and scanners read that header.
 
 - ``GET`` shows a page with a button and changes nothing: mail scanners open
@@ -26,11 +26,12 @@ from typing import Any
 from flask import Blueprint, Response, g, render_template, request
 from flask_babel import refresh
 
-from .. import services, unsubscribing
-from ..app_context import context
-from ..language import DEFAULT_TIME_ZONE
+from ..games import unsubscribing
+from ..core.app_context import context
+from ..words.language import DEFAULT_TIME_ZONE
 from .limits import limits
 from .locale import seat_words, words
+from .. import games
 
 bp = Blueprint("unsubscribe", __name__)
 
@@ -102,7 +103,7 @@ def unsubscribe_talk(token: str) -> Any:
 
 @bp.route("/never/<token>", methods=["GET", "HEAD"])
 def never(token: str) -> Any:
-    seat_words(services.seat_view(context(), token))  # 401 for a bad token
+    seat_words(games.seat_view(context(), token))  # 401 for a bad token
     return render_template("never.html", token=token, done=False)
 
 
@@ -110,6 +111,6 @@ def never(token: str) -> Any:
 def never_post(token: str) -> Any:
     limits().per_ip("LIMIT_NEVER")
     ctx = context()
-    seat_words(services.seat_view(ctx, token))  # 401 for a bad token
-    services.never_mail(ctx, token)
+    seat_words(games.seat_view(ctx, token))  # 401 for a bad token
+    games.never_mail(ctx, token)
     return render_template("never.html", token=token, done=True)

@@ -16,8 +16,8 @@ from typing import Any, cast
 from flask import Blueprint, jsonify, render_template, request
 from markupsafe import Markup
 
-from .. import replays, watching
-from ..app_context import context
+from ..table import replays, watching
+from ..core.app_context import context
 from ..drawing.svg import board_svg
 from ..rules import classic_board
 from ..rules.tables import VILLAGE_CHIPS

@@ -8,12 +8,13 @@ from typing import Any
 
 from flask import Blueprint, flash, g, redirect, request, url_for
 
-from .. import services, webhooks
-from ..app_context import context
-from ..errors import RateLimited, ServiceError, Unauthorized
+from ..table import webhooks
+from ..core.app_context import context
+from ..core.errors import RateLimited, ServiceError, Unauthorized
 from ..words import error_text
 from .locale import seat_words
 from .pages import play_page
+from .. import games
 
 bp = Blueprint("hooks", __name__)
 
@@ -38,7 +39,7 @@ def webhook_answer() -> dict[str, Any]:
 def _refused(token: str, e: ServiceError, form: dict[str, str] | None = None, *, where: str = "add") -> Any:
     """The page again with the refusal by the form it answers (``add``, ``discord``,
     or ``remove``: the list's), that form's field marked and what was typed kept."""
-    view = services.seat_view(context(), token)
+    view = games.seat_view(context(), token)
     g.webhook_error = error_text(e, seat_words(view))
     g.webhook_error_code = e.code
     g.webhook_form = form or {}
@@ -60,7 +61,7 @@ def add(token: str) -> Any:
         return _refused(token, e, form)
     # Shown on the answer itself, not flashed: the secret must not ride in the session cookie.
     g.new_webhook = made
-    return play_page(token, services.seat_view(context(), token))
+    return play_page(token, games.seat_view(context(), token))
 
 
 @bp.post(f"/play/<token>/webhooks/<int(max={MAX_ID}):webhook_id>/remove")
@@ -71,7 +72,7 @@ def remove(token: str, webhook_id: int) -> Any:
         raise
     except ServiceError as e:
         return _refused(token, e, where="remove")
-    flash(seat_words(services.seat_view(context(), token))._("The webhook is removed."), "ok")
+    flash(seat_words(games.seat_view(context(), token))._("The webhook is removed."), "ok")
     return redirect(url_for("pages.play", token=token) + "#webhooks", 303)
 
 
@@ -84,7 +85,7 @@ def discord(token: str) -> Any:
         raise
     except ServiceError as e:
         return _refused(token, e, {"discord_id": typed}, where="discord")
-    w = seat_words(services.seat_view(context(), token))
+    w = seat_words(games.seat_view(context(), token))
     flash(w._("Saved: Discord posts mention you on your turn.") if hooks["discord_id"]
           else w._("Saved: Discord posts do not mention you."), "ok")
     return redirect(url_for("pages.play", token=token) + "#webhooks", 303)

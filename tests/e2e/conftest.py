@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import pytest
 from werkzeug.serving import make_server
 
-from pbem.db import upgrade
+from pbem.core.db import upgrade
 from tests.support.browser import ARGS
 from tests.support.config import app_config, unavailable
 
@@ -72,7 +72,7 @@ def bench_db(postgresql_url: str) -> Iterator[Any]:
     from sqlalchemy import text
 
     from bench import gamedata
-    from pbem.db import make_engine
+    from pbem.core.db import make_engine
     from tests.support.config import TABLES
 
     engine = make_engine(postgresql_url)

@@ -19,13 +19,15 @@ from typing import Any, Iterator
 import pytest
 from sqlmodel import col, select
 
-from pbem import clock, services
-from pbem.db import as_utc, session_scope
-from pbem.errors import RateLimited
-from pbem.models import CaughtMail, Game, Seat
+from pbem.workers import clock
+from pbem.core.db import as_utc, session_scope
+from pbem.core.errors import RateLimited
+from pbem.core.models import CaughtMail, Game, Seat
 from tests.support.browser import open_page
 from tests.support.games import db_id, finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
+from pbem.people import signin
+from pbem import games
 
 pytestmark = pytest.mark.browser
 
@@ -116,13 +118,13 @@ def make_game(ctx: Any, *, accepted: int = 3, first: dict[str, str] | None = Non
     people = players()
     if first is not None:
         people[0] = first
-    game_id = services.start_game(ctx, services.parse_players(people))
+    game_id = games.start_game(ctx, games.parse_players(people))
     toks = seat_tokens(ctx, game_id)
     for t in toks[:accepted]:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     toks = seat_tokens(ctx, game_id)  # the start draws who sits first
     by_name = {p["name"]: p["email"] for p in people}
-    emails = [by_name[p["name"]] for p in services.public_game(ctx, game_id)["players"]]
+    emails = [by_name[p["name"]] for p in games.public_game(ctx, game_id)["players"]]
     return game_id, toks, emails
 
 
@@ -192,7 +194,7 @@ def test_seat_pages_in_every_state(audit: Audit, live: Any) -> None:
     audit.visit(f"/games/{game_id}", "public game, waiting")
 
     for t in toks[1:]:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     mover, view = to_move(ctx, toks)
     audit.visit(f"/play/{mover}", "seat: active, your turn")
     other = next(t for t in toks if t != mover)
@@ -290,8 +292,8 @@ def test_mailbox_and_every_kind_of_mail(audit: Audit, live: Any) -> None:
     game_id, toks, emails = make_game(ctx)  # invitations, then the first turn mail
     mover, view = to_move(ctx, toks)
     digester = next(t for t in toks if t != mover)
-    services.set_mail(ctx, digester, "digest")
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.set_mail(ctx, digester, "digest")
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     with session_scope(ctx.engine) as session:
         due = as_utc(session.exec(select(Game.deadline).where(Game.public_id == game_id)).one())
     assert due is not None
@@ -302,8 +304,8 @@ def test_mailbox_and_every_kind_of_mail(audit: Audit, live: Any) -> None:
         with clock_at(ctx, at):
             work(ctx)
     finish(ctx, game_id, toks)
-    services.replace_seat_link(ctx, toks[0])  # a "link" mail
-    services.request_login(ctx, emails[0])
+    games.replace_seat_link(ctx, toks[0])  # a "link" mail
+    signin.request_login(ctx, emails[0])
 
     with session_scope(ctx.engine) as session:
         mails = {kind: mail_id for mail_id, kind in session.exec(
@@ -336,12 +338,12 @@ def test_pages_in_every_language(audit: Audit, live: Any, language: str) -> None
     ctx = live.ctx
     tag = {"pt": "pt-PT"}.get(language, language)
     people = [{**p, "language": language, "time_zone": "Europe/Budapest"} for p in players()]
-    game_id = services.start_game(ctx, services.parse_players(people))
+    game_id = games.start_game(ctx, games.parse_players(people))
     toks = seat_tokens(ctx, game_id)
     page = audit.visit(f"/play/{toks[0]}", f"{language} seat: invited")
     assert page.locator("html").get_attribute("lang") == tag
     for t in toks:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     toks = seat_tokens(ctx, game_id)
     mover, view = to_move(ctx, toks)
     page = audit.visit(f"/play/{mover}", f"{language} seat: your turn")
@@ -382,16 +384,16 @@ def test_the_computer_on_the_pages(audit: Audit, live: Any, language: str) -> No
     audit.check(page, f"{language} home: a row given to the computer")
 
     ann, bob = [{**p, "language": language} for p in players(2)]
-    game_id = services.start_game(ctx, services.parse_players([ann, bob, {"bot": "hard"}]), confirmed=True)
+    game_id = games.start_game(ctx, games.parse_players([ann, bob, {"bot": "hard"}]), confirmed=True)
     toks = seat_tokens(ctx, game_id)
     for t in toks:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     mover, _ = to_move(ctx, toks)
     page = audit.visit(f"/play/{mover}", f"{language} seat: a computer at the table")
     assert page.locator(".badge-computer").count() == 1
-    seats = [services.seat_view(ctx, t)["seat"] for t in toks]
+    seats = [games.seat_view(ctx, t)["seat"] for t in toks]
     other = next(n for t, n in zip(toks, seats)
-                 if t != mover and services.public_game(ctx, game_id)["players"][n]["bot"] is None)
+                 if t != mover and games.public_game(ctx, game_id)["players"][n]["bot"] is None)
     with session_scope(ctx.engine) as session:
         away = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id),
                                                Seat.position == other)).one()
@@ -416,12 +418,12 @@ def test_the_watch_page_and_the_replay(audit: Audit, live: Any) -> None:
     game_id, toks, _ = make_game(ctx)
     page = audit.visit(f"/games/{game_id}", "watch page")
     mover, view = to_move(ctx, toks)
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
     page.wait_for_function("() => document.getElementById('watch-note').textContent !== ''")
     audit.check(page, "watch page: a move was made")
     play_to_end(ctx, toks)
-    history = services.public_game(ctx, game_id)["history"]
+    history = games.public_game(ctx, game_id)["history"]
     audit.visit(f"/games/{game_id}", "watch page: finished, with the replay link")
     page = audit.visit(f"/games/{game_id}/replay", "replay: the set-up")
     founding = next(h["ply"] for h in history if h["villages"])

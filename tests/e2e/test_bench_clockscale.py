@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 def test_the_plan_checker_sees_seq_scans_and_the_clock_uses_its_indexes(bench_db: Any) -> None:
     from bench import clockscale, gamedata
-    from pbem import clock
+    from pbem.workers import clock
 
     url, ctx = bench_db.url, bench_db.ctx
     game_id, toks = gamedata.new_game(ctx, 2)

@@ -22,6 +22,7 @@ from pbem.rules import classic_board
 from pbem.rules.deal import deal_game
 from pbem.rules.playout import random_game
 from pbem.rules.views import public_view
+from pbem import games
 
 
 def test_the_doctests_of_the_helpers_pass() -> None:
@@ -139,26 +140,26 @@ def test_the_bench_games_and_their_copies_work_with_this_schema(bench_db: Any) -
 
     from bench import gamedata
     from bench.infra import service_env
-    from pbem import services, tokens
-    from pbem.config import check_safe, load_config
-    from pbem.db import session_scope
+    from pbem.core import tokens
+    from pbem.core.config import check_safe, load_config
+    from pbem.core.db import session_scope
     from pbem.mail.compose import compose
-    from pbem.models import Outbox
+    from pbem.core.models import Outbox
 
     postgresql_url, ctx = bench_db.url, bench_db.ctx
     running, toks = gamedata.new_game(ctx, 3)
     ply = gamedata.play(ctx, toks, 6, random.Random(3))
     invited, _ = gamedata.new_game(ctx, 2, start=False)
-    template = services.public_game(ctx, gamedata.public_id_of(ctx, running))
+    template = games.public_game(ctx, gamedata.public_id_of(ctx, running))
     copies = gamedata.clone_games(postgresql_url, [running, invited], 4, pending_turn_mail=True)
     for game_id, copy_toks in copies[::2]:  # the copies of the running game
-        view = services.public_game(ctx, gamedata.public_id_of(ctx, game_id))
+        view = games.public_game(ctx, gamedata.public_id_of(ctx, game_id))
         assert (view["huts"], view["ply"]) == (template["huts"], ply)
-        assert services.seat_view(ctx, copy_toks[0])["ply"] == ply
+        assert games.seat_view(ctx, copy_toks[0])["ply"] == ply
     game_id, copy_toks = copies[0]
     seat = template["next_seat"]
-    mine = services.seat_view(ctx, copy_toks[seat])
-    assert services.submit_move(ctx, copy_toks[seat], mine["legal_moves"][0], None, ply)["ply"] == ply + 1
+    mine = games.seat_view(ctx, copy_toks[seat])
+    assert games.submit_move(ctx, copy_toks[seat], mine["legal_moves"][0], None, ply)["ply"] == ply + 1
     gamedata.clone_games_in_db(postgresql_url, [running, invited], 20)
     with session_scope(ctx.engine) as session:
         pending = session.exec(text("SELECT id FROM outbox WHERE status = 'pending' AND kind = 'turn' "

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pbem import services
+from pbem import games
 from tests.support.browser import open_page
 from tests.support.games import new_game, set_huts, to_move, two_village_position
 
@@ -73,7 +73,7 @@ def test_choose_a_move_on_the_board_and_confirm(live: Any, browser: Any) -> None
     with page.expect_navigation():
         page.locator("#confirm-submit").click()
     assert f"Your move {source} → {target} was played." in page.locator(".notice-ok").inner_text()
-    after = services.public_game(live.ctx, game_id)
+    after = games.public_game(live.ctx, game_id)
     assert after["ply"] == 1 and after["last_move"] == move
     assert page.locator('.history li[data-ply="1"]').inner_text().endswith(f"moved {source} → {target}")
     assert page.locator("#confirm-form").count() == 0  # no longer this player's turn
@@ -136,7 +136,7 @@ def test_order_of_two_villages_is_chosen_on_the_page(live: Any, browser: Any) ->
     assert page.locator("#confirm-order-input").input_value() == f"{villages[1]},{villages[0]}"
     with page.expect_navigation():
         page.locator("#confirm-submit").click()
-    after = services.public_game(live.ctx, game_id)
+    after = games.public_game(live.ctx, game_id)
     assert after["last_move"] == move
     assert [v["territory"] for v in after["villages"]] == [villages[1], villages[0]]
 
@@ -152,7 +152,7 @@ def test_the_page_works_without_javascript(live: Any, browser: Any) -> None:
     shoot(page, "phone-nojs", full=True)
     with page.expect_navigation():
         page.locator(".fallback-form button[type=submit]").click()
-    assert services.public_game(live.ctx, game_id)["last_move"] == move
+    assert games.public_game(live.ctx, game_id)["last_move"] == move
     # Times stay in UTC without the script.
     assert "UTC" in page.locator(".turn-meta time, .waiting-note time").first.inner_text()
 
@@ -164,9 +164,9 @@ def test_a_seat_page_offers_the_browsers_time_zone_and_saves_it(live: Any, brows
     page = open_page(browser, f"{live.base}/play/{toks[0]}", width=390, height=844, timezone="Europe/Prague")
     field = page.locator("#seat-time-zone")
     assert field.input_value() == "Europe/Prague"
-    assert services.seat_view(live.ctx, toks[0])["time_zone"] is None  # offered, not saved
+    assert games.seat_view(live.ctx, toks[0])["time_zone"] is None  # offered, not saved
     with page.expect_navigation():
         page.locator("form.language-form button[type=submit]").click()
-    assert services.seat_view(live.ctx, toks[0])["time_zone"] == "Europe/Prague"
+    assert games.seat_view(live.ctx, toks[0])["time_zone"] == "Europe/Prague"
     assert page.locator("#seat-time-zone").get_attribute("data-offer-browser-zone") is None
     page.context.close()

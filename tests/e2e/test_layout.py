@@ -21,9 +21,9 @@ from typing import Any, Iterator
 import pytest
 from sqlmodel import col, select
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import CaughtMail
+from pbem import games
+from pbem.core.db import session_scope
+from pbem.core.models import CaughtMail
 from tests.support.browser import open_page
 from tests.support.games import finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
@@ -219,9 +219,9 @@ def sign_in_token(ctx: Any, address: str) -> str:
 def ended(live: Any) -> tuple[str, list[str]]:
     """A game played to its end (so that its replay has every move): its id and
     its seat tokens.  Made once; each language's test gives its seats its language."""
-    game_id = services.start_game(live.ctx, services.parse_players(people("en")))
+    game_id = games.start_game(live.ctx, games.parse_players(people("en")))
     for t in seat_tokens(live.ctx, game_id):
-        services.accept(live.ctx, t)
+        games.accept(live.ctx, t)
     toks = seat_tokens(live.ctx, game_id)
     play_to_end(live.ctx, toks)
     return game_id, toks
@@ -245,16 +245,16 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
 
     # A game: invited, playing, finished; its public page and its replay.
     players = people(language)
-    game_id = services.start_game(ctx, services.parse_players(players))
+    game_id = games.start_game(ctx, games.parse_players(players))
     toks = seat_tokens(ctx, game_id)
     layout.visit(language, f"/play/{toks[0]}", "seat: invited")
     layout.visit(language, f"/games/{game_id}?new=1", "public page: invitations sent")
     layout.visit(language, f"/never/{toks[1]}", "never email me")
     for t in toks:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     toks = seat_tokens(ctx, game_id)
     mover, view = to_move(ctx, toks)
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     mover, view = to_move(ctx, toks)
     page = layout.visit(language, f"/play/{mover}", "seat: your turn")
     source = view["legal_moves"][0].split("-")[0]
@@ -266,18 +266,18 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
     layout.visit(language, f"/unsubscribe/{other}", "unsubscribe")
     over, over_toks = ended
     for t in over_toks:
-        services.set_language(ctx, t, language, "Europe/Budapest")
+        games.set_language(ctx, t, language, "Europe/Budapest")
     layout.visit(language, f"/play/{over_toks[0]}", "seat: game over")
     layout.visit(language, f"/games/{over}", "public page: game over")
     layout.visit(language, f"/games/{over}/replay", "replay: the set-up")
-    moves = services.public_game(ctx, over)["ply"]
+    moves = games.public_game(ctx, over)["ply"]
     layout.visit(language, f"/games/{over}/replay?ply={moves}", "replay: the end")
 
     # Signing in and the player's games (one over, one in play).
     finish(ctx, game_id, toks)
-    other_game = services.start_game(ctx, services.parse_players(players[:1] + people(language)[1:]))
+    other_game = games.start_game(ctx, games.parse_players(players[:1] + people(language)[1:]))
     for t in seat_tokens(ctx, other_game):
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     page = layout.visit(language, "/login", "sign-in")
     page.locator("#email").fill(players[0]["email"])
     submit(page, "main form button[type=submit]")

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pbem import services
-from pbem.logs import JsonFormatter, TextFormatter, configure, redact
+from pbem import games
+from pbem.core.logs import JsonFormatter, TextFormatter, configure, redact
 from pbem.rules.tables import CLANS
 from pbem.inbound.receiver import receiver
 from tests.support.clock import wait_until
@@ -45,7 +45,7 @@ def test_a_whole_games_logs_name_no_token_address_or_clan(app: Any, ctx: Any, cl
                                                           caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     game_id, toks = new_game(ctx, 2)
-    clans = {services.seat_view(ctx, t)["clan"] for t in toks}
+    clans = {games.seat_view(ctx, t)["clan"] for t in toks}
     port = free_port()
     controller = receiver(ctx, app.extensions["celery"].relay_inbound, host="127.0.0.1", port=port, lmtp=False)
     controller.start()
@@ -64,7 +64,7 @@ def test_a_whole_games_logs_name_no_token_address_or_clan(app: Any, ctx: Any, cl
         controller.stop()
     for token in toks:
         assert client.get(f"/play/{token}").status_code == 200
-    while services.public_game(ctx, game_id)["status"] == "active":
+    while games.public_game(ctx, game_id)["status"] == "active":
         token, view = to_move(ctx, toks)
         move = view["legal_moves"][0]
         order = view["founding"].get(move) or None

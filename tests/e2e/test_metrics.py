@@ -18,7 +18,7 @@ import pytest
 import redis
 import requests
 
-from pbem import services
+from pbem import games
 from pbem.web import create_app
 from tests.support.clock import wait_until
 from tests.support.config import SECRET, app_config, redis_db
@@ -131,7 +131,7 @@ def test_a_short_games_counts_are_summed_over_every_process(server: Any) -> None
 
     wait_until(lambda: handled() == moves, timeout=60)
     assert len(pids()) >= 3, pids()  # two web workers and the Celery worker
-    served = services.public_game(ctx, game_id)["ply"]
+    served = games.public_game(ctx, game_id)["ply"]
     assert served == moves
 
     for _ in range(4):  # whichever worker answers, the sums are the same

@@ -13,9 +13,9 @@ import redis
 from celery.contrib.testing.worker import start_worker
 from sqlmodel import col, select
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import MoveRecord, Outbox
+from pbem import games
+from pbem.core.db import session_scope
+from pbem.core.models import MoveRecord, Outbox
 from tests.support.clock import frozen_clock
 from tests.support.config import redis_db
 from tests.support.games import PLAYERS, seat_tokens, to_move
@@ -55,20 +55,20 @@ def test_flushing_redis_mid_game_loses_nothing(database_url: str, smtp: SmtpServ
     assert not celery.conf.task_always_eager
     try:
         with worker(celery):
-            game_id = services.start_game(ctx, services.parse_players(PLAYERS), confirmed=True)
+            game_id = games.start_game(ctx, games.parse_players(PLAYERS), confirmed=True)
             toks = seat_tokens(ctx, game_id)
             for t in toks:
-                services.accept(ctx, t)
+                games.accept(ctx, t)
             for ply in range(2):
                 box.wait_for(ply + 1, kind="turn")
                 t, view = to_move(ctx, toks)
-                services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+                games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
             box.wait_for(3, kind="turn")
 
         # No worker: the next turn mail waits in Redis ...
         now = frozen_clock(ctx)
         t, view = to_move(ctx, toks)
-        services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
         client = redis.Redis.from_url(broker)
         assert client.llen("celery") >= 1
         client.flushdb()  # ... and is gone with everything else Redis held.
@@ -89,7 +89,7 @@ def test_flushing_redis_mid_game_loses_nothing(database_url: str, smtp: SmtpServ
             # The game goes on as before.
             for ply in range(4, 6):
                 t, view = to_move(ctx, toks)
-                services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+                games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
                 box.wait_for(ply + 1, kind="turn")
         rows = turn_mail(ctx)
         assert [r.status for r in rows] == ["sent"] * 6

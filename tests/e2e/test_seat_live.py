@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from pbem import services, talk
-from pbem.db import session_scope
-from pbem.models import Seat
-from pbem.tokens import digest
+from pbem.table import talk
+from pbem.core.db import session_scope
+from pbem.core.models import Seat
+from pbem.core.tokens import digest
 from tests.support.browser import open_page
 from tests.support.clock import wait_until
 from tests.support.games import new_game, seat_tokens, to_move
 from tests.support.messages import caught_count
+from pbem import games
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +50,7 @@ def test_the_page_shows_the_others_move_and_the_turn_by_itself(live: Any, browse
     assert "This page shows your turn as soon as it comes" in page.locator(".waiting-note").inner_text()
     # The page says its player is there (a POST from its script).
     wait_until(lambda: _seen(live, waiting) is not None)
-    services.submit_move(live.ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(live.ctx, mover, view["legal_moves"][0], None, view["ply"])
     page.wait_for_function("() => document.getElementById('status-title').textContent.trim() === 'Your turn'",
                            timeout=SHOWS)
     assert page.title().startswith("(!) Your turn")
@@ -66,7 +67,7 @@ def test_the_page_shows_the_others_move_and_the_turn_by_itself(live: Any, browse
 def test_a_message_being_written_is_kept_and_the_page_offers_to_update(live: Any, browser: Any) -> None:
     page, mover, view, waiting = _waiting_page(live, browser)
     page.locator("#talk-text").fill("Good luck, everyone")
-    services.submit_move(live.ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(live.ctx, mover, view["legal_moves"][0], None, view["ply"])
     offer = page.locator("#seat-update")
     offer.wait_for(state="visible", timeout=SHOWS)
     assert "It is your turn" in offer.inner_text()
@@ -109,9 +110,9 @@ def test_accepting_a_game_against_the_computer_on_the_page_mails_no_turn(live: A
     """The page says its player is there before the start too: the first turn,
     which comes with the acceptance, is on the page, not in the mailbox."""
     address = "solo-page@example.org"
-    game_id = services.start_game(live.ctx, services.parse_players([{"name": "Sol", "email": address},
+    game_id = games.start_game(live.ctx, games.parse_players([{"name": "Sol", "email": address},
                                                                     {"bot": "easy"}, {"bot": "medium"}]))
-    (token,) = [t for t in seat_tokens(live.ctx, game_id) if services.seat_view(live.ctx, t)["you"] == "Sol"]
+    (token,) = [t for t in seat_tokens(live.ctx, game_id) if games.seat_view(live.ctx, t)["you"] == "Sol"]
     page = open_page(browser, f"{live.base}/play/{token}", width=390, height=844)
     wait_until(lambda: _seen(live, token) is not None)
     with page.expect_navigation():

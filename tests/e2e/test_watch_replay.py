@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pbem import services
+from pbem import games
 from tests.support.browser import open_page
 from tests.support.games import new_game, play_to_end, to_move
 
@@ -121,13 +121,13 @@ def test_the_watch_page_shows_a_move_made_elsewhere(live: Any, browser: Any) -> 
     before = page.locator("#watch").get_attribute("data-version")
     mover, view = to_move(live.ctx, toks)
     move = view["legal_moves"][0]
-    services.submit_move(live.ctx, mover, move, None, view["ply"])
+    games.submit_move(live.ctx, mover, move, None, view["ply"])
     # The tab coming back asks at once (rather than at the next tick).
     page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
     page.wait_for_function("() => document.getElementById('watch-note').textContent === 'A move was made.'")
     assert page.locator("#watch").get_attribute("data-version") != before
     assert page.locator('.history li[data-ply="1"]').inner_text().endswith(f"moved {move.replace('-', ' → ')}")
-    assert page.locator(".game-head h1").inner_text() == f"{services.public_game(live.ctx, game_id)['next']} is to move"
+    assert page.locator(".game-head h1").inner_text() == f"{games.public_game(live.ctx, game_id)['next']} is to move"
     _fits(page, 390)
     assert page.errors == []  # type: ignore[attr-defined]
     page.context.close()

@@ -19,9 +19,10 @@ from celery.contrib.testing.worker import start_worker
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import MoveRecord, Outbox
+from pbem import games
+from pbem.people import signin
+from pbem.core.db import session_scope
+from pbem.core.models import MoveRecord, Outbox
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.config import BASE_URL, SECRET, redis_db
@@ -96,10 +97,10 @@ def own_clan_only(text: str, own: str) -> None:
 def _confirmed_game(ctx: Any, box: Any, timeout: float = 20.0) -> tuple[str, list[str]]:
     """A new game whose first player got their invitation and then accepted,
     which sends the others theirs."""
-    game_id = services.start_game(ctx, services.parse_players(PLAYERS))
+    game_id = games.start_game(ctx, games.parse_players(PLAYERS))
     assert [r.to for r in box.wait_for(1, timeout=timeout, kind="invite")] == [PLAYERS[0]["email"]]
     toks = seat_tokens(ctx, game_id)
-    services.accept(ctx, toks[0])
+    games.accept(ctx, toks[0])
     return game_id, toks
 
 
@@ -109,10 +110,10 @@ def test_turns_through_redis_and_a_worker(worker_app: Any, smtp: SmtpServer) -> 
     game_id, toks = _confirmed_game(ctx, box)
     assert sorted(r.to for r in box.wait_for(3, kind="invite")) == sorted(EMAILS.values())
     for t in toks:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     clans = {}
     for t in toks:
-        view = services.seat_view(ctx, t)
+        view = games.seat_view(ctx, t)
         clans[view["you"]] = view["clan"]
     expected: dict[str, list[int]] = {name: [] for name in EMAILS}
     moves = 7
@@ -126,7 +127,7 @@ def test_turns_through_redis_and_a_worker(worker_app: Any, smtp: SmtpServer) -> 
         assert latest.message["Subject"].endswith(f"(move {ply + 1})")
         own_clan_only(parts(latest.message)["text"], clans[view["you"]])
         if ply < moves:
-            services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+            games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     rows = wait_all_done(ctx)
     drained(worker_app.extensions["celery"])  # anything extra has arrived by now
     for name, email in EMAILS.items():
@@ -147,23 +148,23 @@ def test_one_person_against_three_computers_on_the_worker(worker_app: Any, smtp:
     ctx = worker_app.extensions["pbem"]
     box = smtp.collector
     ann = PLAYERS[0]
-    game_id = services.start_game(ctx, services.parse_players(
+    game_id = games.start_game(ctx, games.parse_players(
         [ann, {"bot": "easy"}, {"bot": "medium"}, {"bot": "hard"}]), confirmed=True)
-    token = next(t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == ann["name"])
+    token = next(t for t in seat_tokens(ctx, game_id) if games.seat_view(ctx, t)["you"] == ann["name"])
     turns = 0
     for _ in range(100):
         deadline = time.monotonic() + 30
-        view = services.seat_view(ctx, token)
+        view = games.seat_view(ctx, token)
         while not (view["your_turn"] or view["finished"]):
             assert time.monotonic() < deadline, f"the computers stopped at move {view['ply']}"
             time.sleep(0.05)
-            view = services.seat_view(ctx, token)
+            view = games.seat_view(ctx, token)
         if view["finished"]:
             break
         turns += 1
         latest = box.wait_for(turns, kind="turn")[-1]
         assert latest.to == ann["email"] and latest.message["Subject"].endswith(f"(move {view['ply'] + 1})")
-        services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     assert view["finished"] and turns > 3
     box.wait_for(1, kind="game-over")
     rows = wait_all_done(ctx)
@@ -191,12 +192,12 @@ def test_beat_tasks_run_on_the_worker(worker_app: Any, smtp: SmtpServer) -> None
     celery.send_task("pbem.clock.deadlines")
     deadlines = box.wait_for(3, kind="deadline")
     assert sorted(r.to for r in deadlines) == sorted(EMAILS.values())
-    assert services.public_game(ctx, game_id)["ply"] == 1
+    assert games.public_game(ctx, game_id)["ply"] == 1
     box.wait_for(2, kind="turn")
     # A row the relay never handed on (say, the broker blinked): the sweep finds it.
     ctx_relay = ctx.relay
     ctx.relay = lambda ids: None
-    services.request_login(ctx, PLAYERS[0]["email"])
+    signin.request_login(ctx, PLAYERS[0]["email"])
     ctx.relay = ctx_relay
     ran(celery, "pbem.sweep_outbox")  # within its first minute the row is the relay's
     drained(celery)  # what the sweep handed on (nothing) has run
@@ -251,7 +252,7 @@ def test_what_the_sweep_hands_on_expires_by_the_next_sweep(database_url: str, sm
     copy expires instead of waiting in Redis (workers down, or a long backlog)."""
     import json
 
-    from pbem import tasks
+    from pbem.workers import tasks
     from pbem.web import create_app
 
     broker = broker_db(redis_db(2))
@@ -260,7 +261,7 @@ def test_what_the_sweep_hands_on_expires_by_the_next_sweep(database_url: str, sm
     now = frozen_clock(ctx)
     ctx.relay = lambda ids: None  # the relay's message is lost
     try:
-        services.request_login(ctx, PLAYERS[0]["email"])
+        signin.request_login(ctx, PLAYERS[0]["email"])
         now.advance(minutes=2)
         with app.app_context():
             assert tasks.sweep_outbox() == 1
@@ -277,7 +278,7 @@ def test_a_worker_given_its_queues_takes_the_clocks_first(caplog: pytest.LogCapt
     worker without it is told that beat's tasks need another."""
     from types import SimpleNamespace
 
-    from pbem.tasks import _clock_first, celery_init_app
+    from pbem.workers.tasks import _clock_first, celery_init_app
     from flask import Flask
 
     flask_app = Flask("queues")
@@ -296,7 +297,7 @@ def test_a_worker_given_its_queues_takes_the_clocks_first(caplog: pytest.LogCapt
     _clock_first("w3@host", worker)
     assert list(queues.consume_from) == ["clock", "celery", "webhooks", "computer"]
     queues.select(["celery"])
-    with caplog.at_level("WARNING", logger="pbem.tasks"):
+    with caplog.at_level("WARNING", logger="pbem.workers.tasks"):
         _clock_first("w2@host", worker)
     assert list(queues.consume_from) == ["celery"]
     assert "w2@host does not consume the 'clock' queue" in caplog.text
@@ -308,7 +309,8 @@ def test_slow_work_is_published_to_queues_of_its_own(database_url: str, smtp: Sm
     holds one of them (issue 27 §2)."""
     import json
 
-    from pbem import tasks, webhooks
+    from pbem.workers import tasks
+    from pbem.table import webhooks
     from pbem.inbound.store import store
     from pbem.web import create_app
 

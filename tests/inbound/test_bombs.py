@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
-from pbem import bounces, replies
+from pbem.inbound import bounces, replies
 from pbem.inbound import handling, reading, structure
 from pbem.inbound.store import store
 from tests.inbound.test_receiver import ANN, DOMAIN, Server, live, mail, reply_token, stored  # noqa: F401

@@ -1,4 +1,4 @@
-"""Mail that comes back (pbem/bounces.py): the VERP return path every message
+"""Mail that comes back (pbem/inbound/bounces.py): the VERP return path every message
 goes out with, and the delivery status notifications for it.
 
 The bounces are built with the email package as Postfix writes them
@@ -24,15 +24,18 @@ from typing import Any, Iterator
 import pytest
 from sqlmodel import col, select
 
-from pbem import bounces, services
-from pbem.db import session_scope
+from pbem.inbound import bounces
+from pbem.core.db import session_scope
 from pbem.mail.compose import compose
-from pbem.models import Bounce, CaughtMail, Inbound, Outbox
-from pbem.players import address_hash
+from pbem.core.models import Bounce, CaughtMail, Inbound, Outbox
+from pbem.people.players import address_hash
 from tests.support.clock import frozen_clock
 from tests.support.games import EMAILS, new_game, play, seat_tokens, to_move
 from tests.support.messages import caught, parts
 from tests.support.smtp import SmtpServer
+from pbem.people import signin
+from pbem.people import reachability
+from pbem import games
 
 DOMAIN = "clans.example"  # the tests' base URL's host
 
@@ -202,9 +205,9 @@ def test_a_hard_bounce_stops_mail_to_the_address_and_tells_the_others(client: An
     address = EMAILS[bob]
     # Bob is invited to a second game too, started by Dee and not yet begun.
     dee = "dee@example.org"
-    waiting = services.start_game(ctx, services.parse_players(
+    waiting = games.start_game(ctx, games.parse_players(
         [{"name": "Dee", "email": dee}, {"name": bob, "email": address}]))
-    services.accept(ctx, seat_tokens(ctx, waiting)[0])
+    games.accept(ctx, seat_tokens(ctx, waiting)[0])
     (invite, _) = outbox(ctx, address, "invite")
     before = {r.id for r in outbox(ctx)}
 
@@ -234,7 +237,7 @@ def test_a_hard_bounce_stops_mail_to_the_address_and_tells_the_others(client: An
     assert not [r for r in told if "mx.clans.example" in r.recipient or r.recipient == address]
 
     # No more mail for Bob: his turn comes, and his turn mail is not built.
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     (turn,) = outbox(ctx, address, "turn")
     assert turn.status == "skipped"
     assert caught(ctx, address, kind="turn") == []
@@ -246,16 +249,16 @@ def test_a_hard_bounce_stops_mail_to_the_address_and_tells_the_others(client: An
     assert after.recipient != address and after.status == "sent"
 
     # The others' pages say so; Bob's says it of him; the public page does not.
-    seat = {services.seat_view(ctx, t)["you"]: t for t in toks}
+    seat = {games.seat_view(ctx, t)["you"]: t for t in toks}
     for name, token in seat.items():
-        mine = services.seat_view(ctx, token)
+        mine = games.seat_view(ctx, token)
         assert [p["unreachable"] for p in mine["players"]] == [p["name"] == bob for p in mine["players"]]
         text = page(client, f"/play/{token}")
         if name == bob:
             assert "We can't reach you by email" in text and "reach Bob by" not in text
         else:
             assert f"We can't reach {bob} by email." in text
-    public = services.public_game(ctx, game_id)
+    public = games.public_game(ctx, game_id)
     assert not any(p["unreachable"] for p in public["players"])
     assert "We can't reach" not in page(client, f"/games/{game_id}")
 
@@ -292,8 +295,8 @@ def test_the_whole_returned_message_counts_too(ctx: Any) -> None:
     (original,) = [m for m in caught(ctx, EMAILS["Cid"]) if m["Message-ID"] == invite.message_id]
     assert bounce(ctx, invite, returned=original) == "bounce-hard"
     with session_scope(ctx.engine) as session:
-        assert services.is_unreachable(session, EMAILS["Cid"])
-        assert not services.is_unreachable(session, EMAILS["Bob"])
+        assert reachability.is_unreachable(session, EMAILS["Cid"])
+        assert not reachability.is_unreachable(session, EMAILS["Bob"])
 
 
 def test_a_non_standard_bounce_with_a_permanent_status_in_its_text(ctx: Any) -> None:
@@ -336,7 +339,7 @@ def test_soft_bounces_count_and_the_third_marks_the_address(ctx: Any) -> None:
     assert marked is not None and marked.soft == 2 and marked.bouncing_at is None
     assert outbox(ctx, kind="unreachable") == []
     with session_scope(ctx.engine) as session:
-        assert not services.is_unreachable(session, EMAILS["Bob"])
+        assert not reachability.is_unreachable(session, EMAILS["Bob"])
 
     assert bounce(ctx, third, **full) == "bounce-soft"
     marked = bounce_row(ctx, EMAILS["Bob"])
@@ -466,7 +469,7 @@ def test_mail_goes_out_with_a_verp_return_path(smtp_ctx: Any, smtp: SmtpServer) 
     raw = postfix_dsn(bob.mail_from, EMAILS["Bob"], f"Return-Path: <{bob.mail_from}>\n{head}\n")
     assert bounces.handle_bounce(ctx, store(ctx, raw, bob.mail_from)) == "bounce-hard"
     with session_scope(ctx.engine) as session:
-        assert services.is_unreachable(session, EMAILS["Bob"])
+        assert reachability.is_unreachable(session, EMAILS["Bob"])
 
 
 def test_a_sign_in_link_asked_for_still_goes_to_an_address_that_bounces(ctx: Any) -> None:
@@ -474,6 +477,6 @@ def test_a_sign_in_link_asked_for_still_goes_to_an_address_that_bounces(ctx: Any
     new_game(ctx)
     (invite,) = outbox(ctx, EMAILS["Bob"], "invite")
     assert bounce(ctx, invite) == "bounce-hard"
-    services.request_login(ctx, EMAILS["Bob"])
+    signin.request_login(ctx, EMAILS["Bob"])
     (login,) = outbox(ctx, EMAILS["Bob"], "login")
     assert login.status == "sent" and caught(ctx, EMAILS["Bob"], kind="login")

@@ -9,11 +9,11 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from pbem import services
-from pbem import talk as table_talk
-from pbem.db import session_scope
+from pbem import games
+from pbem.table import talk as table_talk
+from pbem.core.db import session_scope
 from pbem.inbound.receiver import receiver
-from pbem.models import TableMessage
+from pbem.core.models import TableMessage
 from tests.support.clock import wait_until
 from tests.support.games import EMAILS, new_game, to_move
 from tests.support.messages import caught, caught_count
@@ -35,7 +35,7 @@ def test_a_whole_game_played_only_by_replies_over_smtp(app: Any, ctx: Any) -> No
     controller.start()
     try:
         for turn in range(200):
-            view = services.public_game(ctx, game_id)
+            view = games.public_game(ctx, game_id)
             if view["status"] != "active":
                 break
             _, mine = to_move(ctx, toks)
@@ -46,11 +46,11 @@ def test_a_whole_game_played_only_by_replies_over_smtp(app: Any, ctx: Any) -> No
             _send(port, reply_message(turn_mail(ctx, address), line + "\n", sender=address), address)
             # Played, and answered: the next turn's mail is out by then.
             wait_until(lambda: caught_count(ctx, "@", "reply-accepted") == turn + 1)
-            assert services.public_game(ctx, game_id)["ply"] == mine["ply"] + 1
-        assert services.public_game(ctx, game_id)["status"] == "finished"
+            assert games.public_game(ctx, game_id)["ply"] == mine["ply"] + 1
+        assert games.public_game(ctx, game_id)["status"] == "finished"
     finally:
         controller.stop()
-    assert len(_accepted(ctx)) == services.public_game(ctx, game_id)["ply"]
+    assert len(_accepted(ctx)) == games.public_game(ctx, game_id)["ply"]
 
 
 def _accepted(ctx: Any) -> list[Any]:
@@ -82,7 +82,7 @@ def test_a_reply_to_a_talk_mail_is_posted_to_the_table(app: Any, ctx: Any) -> No
         controller.stop()
     assert texts == ["Shall we play fast tonight?", "Yes, 12-13 is my plan"]
     # Talk is never read as a move.
-    assert services.public_game(ctx, game_id)["ply"] == 0
+    assert games.public_game(ctx, game_id)["ply"] == 0
 
 
 def test_a_turn_mail_sent_back_whole_under_a_german_outlook_header_posts_only_the_players_words(
@@ -113,7 +113,7 @@ def test_a_turn_mail_sent_back_whole_under_a_german_outlook_header_posts_only_th
         wait_until(lambda: caught_count(ctx, "@", "reply-accepted") == 1)
     finally:
         controller.stop()
-    assert services.public_game(ctx, game_id)["ply"] == mine["ply"] + 1
+    assert games.public_game(ctx, game_id)["ply"] == mine["ply"] + 1
     with session_scope(ctx.engine) as session:
         posted = list(session.exec(select(TableMessage.text)).all())
     assert posted == [OWN_WORDS["de"]]

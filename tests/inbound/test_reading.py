@@ -685,7 +685,7 @@ def test_a_secret_clan_line_is_left_out_in_any_language(line: str) -> None:
     "Green 5 · yours",                          # its score chip
 ])
 def test_the_turn_mails_clan_lines_are_left_out_however_they_are_pasted(lines: str) -> None:
-    from pbem.replies import _MARKERS
+    from pbem.inbound.replies import _MARKERS
 
     reply = read_reply(f"12-13\nHi all\n{lines}\nBye", reading.Sent(clans=SENT.clans, markers=_MARKERS))
     assert [line for line in reply.talk.split("\n") if line.strip()] == ["Hi all", "Bye"] and reply.left_out

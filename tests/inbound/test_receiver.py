@@ -26,12 +26,14 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlmodel import col, select
 
-from pbem import replies, clock, tokens
-from pbem.context import Context
-from pbem.db import session_scope, upgrade
+from pbem.inbound import replies
+from pbem.workers import clock
+from pbem.core import tokens
+from pbem.core.context import Context
+from pbem.core.db import session_scope, upgrade
 from pbem.inbound import handling
 from pbem.inbound.receiver import MAX_HEADER_BYTES, header_bytes, receiver
-from pbem.models import Inbound, Outbox, ReplyToken, Seat
+from pbem.core.models import Inbound, Outbox, ReplyToken, Seat
 from tests.support.clock import frozen_clock, wait_until
 from tests.support.config import SECRET, app_config
 from tests.support.games import db_id, new_game

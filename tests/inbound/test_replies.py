@@ -1,4 +1,4 @@
-"""Playing by replying to the turn mail (pbem/replies.py).
+"""Playing by replying to the turn mail (pbem/inbound/replies.py).
 
 Each reply is a real message built with the email package, stored as an
 ``Inbound`` row as the receiver stores it (raw bytes, envelope sender and
@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import clock, replies, services, tokens
-from pbem.db import session_scope
-from pbem.models import Game, Inbound, MoveRecord, Outbox, ReplyToken, TableMessage
+from pbem.workers import clock
+from pbem.inbound import replies
+from pbem.core import tokens
+from pbem.core.db import session_scope
+from pbem.core.models import Game, Inbound, MoveRecord, Outbox, ReplyToken, TableMessage
 from tests.support.clock import frozen_clock
 from tests.support.games import EMAILS, db_id, deadline, new_game, set_huts, to_move, two_village_position
 from tests.support.messages import caught, caught_count, newest, parts
@@ -28,7 +30,7 @@ from tests.support.web import csrf_from
 
 
 def ply_of(ctx: Any, game_id: str) -> int:
-    return int(services.public_game(ctx, game_id)["ply"])
+    return int(games.public_game(ctx, game_id)["ply"])
 
 
 def mover(ctx: Any, toks: list[str]) -> tuple[str, dict[str, Any], str]:
@@ -86,7 +88,7 @@ def test_a_turn_mail_carries_its_reply_address_in_reply_to_and_not_in_its_messag
 def test_a_whole_two_player_game_played_only_by_replies(ctx: Any) -> None:
     game_id, toks = new_game(ctx, 2)
     moves = 0
-    while services.public_game(ctx, game_id)["status"] == "active":
+    while games.public_game(ctx, game_id)["status"] == "active":
         _, view, address = mover(ctx, toks)
         move = view["legal_moves"][0]
         before = caught_count(ctx, address, "reply-accepted")
@@ -98,9 +100,9 @@ def test_a_whole_two_player_game_played_only_by_replies(ctx: Any) -> None:
         accepted = newest(ctx, address, "reply-accepted")
         assert accepted is not None
         assert f"played your move {move.replace('-', ' → ')}" in text_of(accepted)
-        assert parts(accepted)["images"] or not services.public_game(ctx, game_id)["huts"]
+        assert parts(accepted)["images"] or not games.public_game(ctx, game_id)["huts"]
         assert moves < 200
-    assert services.public_game(ctx, game_id)["status"] == "finished"
+    assert games.public_game(ctx, game_id)["status"] == "finished"
     assert caught(ctx, kind="game-over")
     with session_scope(ctx.engine) as session:
         assert len(session.exec(select(MoveRecord)).all()) == moves
@@ -134,11 +136,11 @@ def _quoted_reply(language: str, move: str, original: str) -> str:
 def test_a_reply_under_a_quoted_original_in_each_language(ctx: Any, language: str) -> None:
     game_id, toks = new_game(ctx, 2)
     token, view, address = mover(ctx, toks)
-    services.set_language(ctx, token, language)
+    games.set_language(ctx, token, language)
     # The turn mail they answer, in their language now; its text holds moves that must not be read.
-    services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     other, other_view, other_address = mover(ctx, toks)
-    services.submit_move(ctx, other, other_view["legal_moves"][0], None, other_view["ply"])
+    games.submit_move(ctx, other, other_view["legal_moves"][0], None, other_view["ply"])
     _, view, address = mover(ctx, toks)
     move = view["legal_moves"][-1]
     original = text_of(turn_mail(ctx, address))
@@ -230,7 +232,7 @@ def test_a_reply_from_another_address_is_not_played_and_the_seat_confirms_on_its
     token, view, address = mover(ctx, toks)
     huts, move, villages = two_village_position()
     set_huts(ctx, game_id, huts)
-    view = services.seat_view(ctx, token)
+    view = games.seat_view(ctx, token)
     order = list(reversed(villages))
     body = f"{move} order {' '.join(map(str, order))}"
     outcome, _ = reply_and_handle(ctx, address, body, sender_header="Ann <ann@elsewhere.example>",
@@ -337,7 +339,7 @@ def test_a_reply_to_a_turn_already_played_on_the_page_or_by_the_autopilot_is_ref
     game_id, toks = new_game(ctx, 2)
     token, view, address = mover(ctx, toks)
     turn = turn_mail(ctx, address)
-    services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     outcome = replies.handle_reply(ctx, store(ctx, reply_message(turn, view["legal_moves"][1], sender=address)))
     assert outcome == "refused:moved" and ply_of(ctx, game_id) == 1
     text = text_of(caught(ctx, address, kind="reply-refused")[-1]).replace("\n", " ")
@@ -402,7 +404,7 @@ def test_a_move_interrupted_after_the_token_was_taken_is_finished_once(ctx: Any)
     token, view, address = mover(ctx, toks)
     move = view["legal_moves"][0]
     inbound_id = store(ctx, reply_message(turn_mail(ctx, address), move, sender=address))
-    services.submit_move(ctx, token, move, None, view["ply"])  # played ... and the worker dies here
+    games.submit_move(ctx, token, move, None, view["ply"])  # played ... and the worker dies here
     with session_scope(ctx.engine) as session:
         row = session.get(Inbound, inbound_id)
         assert row is not None
@@ -551,7 +553,7 @@ def test_reply_addresses_go_with_retention_once_the_game_is_over(ctx: Any) -> No
 def test_talk_to_an_old_mail_of_a_running_game_still_posts_after_retention(ctx: Any) -> None:
     """The talk address of a mail written more than RETENTION_DAYS ago still reaches
     the table while the game goes on."""
-    from pbem import talk as table_talk
+    from pbem.table import talk as table_talk
     from pbem.inbound import handling
     from tests.support.games import play
 
@@ -575,6 +577,7 @@ def test_talk_to_an_old_mail_of_a_running_game_still_posts_after_retention(ctx: 
 
 from pbem.words import Words  # noqa: E402
 from tests.inbound.mail_programs import FINGERPRINT_ONLY, OWN_WORDS, STYLES, Answered  # noqa: E402
+from pbem import games
 
 LEFT_OUT = "We left out of the table talk what came from our own mail to you"
 
@@ -663,7 +666,7 @@ def test_a_plain_reply_leaves_nothing_out_and_says_nothing_of_it(ctx: Any) -> No
 
 
 def test_a_reply_to_a_talk_mail_posts_nothing_of_that_mail(ctx: Any) -> None:
-    from pbem import talk as table_talk
+    from pbem.table import talk as table_talk
     from pbem.inbound import handling
 
     game_id, toks = new_game(ctx, 2)
@@ -682,7 +685,7 @@ def test_a_reply_to_a_talk_mail_posts_nothing_of_that_mail(ctx: Any) -> None:
 
 
 def test_talk_found_only_through_in_reply_to_is_not_posted_without_trust(ctx: Any) -> None:
-    from pbem import talk as table_talk
+    from pbem.table import talk as table_talk
     from pbem.inbound import handling
 
     game_id, toks = new_game(ctx, 2)

@@ -1,4 +1,4 @@
-"""Who sent a reply (pbem/replies.py): the From header must name exactly the
+"""Who sent a reply (pbem/inbound/replies.py): the From header must name exactly the
 seat's address, and with ``INBOUND_TRUST`` our own server's
 Authentication-Results must show that address's domain authenticated, by a
 domain aligned with it as DMARC aligns them (the same organisational domain)."""
@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from pbem import replies, services
-from pbem.models import Seat
+from pbem.inbound import replies
+from pbem.core.models import Seat
 from tests.support.games import EMAILS, new_game, to_move
 from tests.support.messages import caught
 from tests.support.replies import reply_message, store, turn_mail
+from pbem import games
 
 SERVER = "mx.clans.example"
 
@@ -55,7 +56,7 @@ def test_a_reply_from_several_addresses_is_not_played(ctx: Any) -> None:
                             sender=f"{address}, mallory@evil.example")
     outcome = replies.handle_reply(ctx, store(ctx, message, sender=address))
     assert outcome == "confirm:sender"
-    assert services.public_game(ctx, game_id)["ply"] == 0
+    assert games.public_game(ctx, game_id)["ply"] == 0
     assert caught(ctx, address, kind="reply-confirm")
 
 
@@ -119,4 +120,4 @@ def test_with_inbound_trust_a_pass_for_a_public_suffix_is_not_played(ctx: Any) -
     message = reply_message(turn_mail(ctx, address), view["legal_moves"][0], sender=address)
     message["Authentication-Results"] = f"{SERVER}; dkim=pass header.d=org"
     assert replies.handle_reply(ctx, store(ctx, message)) == "confirm:trust"
-    assert services.public_game(ctx, game_id)["ply"] == 0
+    assert games.public_game(ctx, game_id)["ply"] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem import services
+from pbem import games
 from pbem.drawing.picture import board_png
 from pbem.drawing.style import clan_glyph
 from pbem.rules import classic_board
@@ -31,8 +31,8 @@ def test_the_turn_mail_picture_follows_the_seats_style(ctx: Any) -> None:
     assert picture_in(ctx, email_of(view)) == board_png(classic_board(), view)
     for t in toks:
         if t != mover:
-            services.set_board_style(ctx, t, "contrast")
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+            games.set_board_style(ctx, t, "contrast")
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     nxt, next_view = to_move(ctx, toks)
     assert nxt != mover and next_view["board_style"] == "contrast"
     got = picture_in(ctx, email_of(next_view))

@@ -13,15 +13,16 @@ from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 from sqlmodel import col, select
 
-from pbem import clock, services
-from pbem.db import as_utc, session_scope
+from pbem.workers import clock
+from pbem.core.db import as_utc, session_scope
 from pbem.mail import delivery
 from pbem.mail.compose import compose
 from pbem.mail.transport import transport_for
-from pbem.models import Outbox
+from pbem.core.models import Outbox
 from tests.support.clock import frozen_clock
 from tests.support.config import POSTGRES_ADMIN
 from tests.support.games import PLAYERS, db_id, new_game, seat_tokens, to_move
+from pbem import games
 
 
 def _claim(ctx: Any, outbox_id: int) -> int | None:
@@ -90,7 +91,7 @@ def test_stopped_server_then_back(sctx: Any, smtp: Any) -> None:
     smtp.collector.wait_for(1, kind="turn")
     smtp.stop()
     t, view = to_move(ctx, toks)
-    services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])  # the move stands
+    games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])  # the move stands
     (row,) = [r for r in rows(ctx, "turn") if r.event == f"ply:{view['ply'] + 1}"]
     assert row.status == "pending" and row.last_error
     smtp.start()
@@ -123,7 +124,7 @@ def test_broker_down_the_move_is_saved_and_the_sweep_sends(database_url: str, sm
         game_id, _, moved, took = _start_and_move(app.test_client(), ctx)
         assert moved.status_code == 200 and moved.json["ply"] == 1
         assert took < 5  # the relay gives up fast
-        assert services.public_game(ctx, game_id)["ply"] == 1
+        assert games.public_game(ctx, game_id)["ply"] == 1
         pending = rows(ctx)
         assert len(pending) == 5 and all(r.status == "pending" and r.attempts == 0 for r in pending)
         (mine,) = [r for r in pending if r.event == "ply:1"]
@@ -314,8 +315,8 @@ def test_relay_and_sweep_racing_send_once(sctx: Any, smtp: Any) -> None:
 
 def test_same_turn_decided_twice_is_one_row(ctx: Any) -> None:
     """Deciding the same message twice (e.g. two clocks) writes one outbox row."""
-    from pbem.outbox import enqueue
-    from pbem.models import Seat
+    from pbem.core.outbox import enqueue
+    from pbem.core.models import Seat
 
     game_id, toks = new_game(ctx)
     with session_scope(ctx.engine) as session:

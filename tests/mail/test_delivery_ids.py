@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem import clock, webhooks
+from pbem.workers import clock
+from pbem.table import webhooks
 from tests.support.clock import frozen_clock
 from tests.support.games import new_game, play
 from tests.support.receiver import Receiver

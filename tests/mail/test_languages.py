@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import replies, services
-from pbem import talk as table_talk
-from pbem.db import session_scope
-from pbem.language import TAGS
+from pbem.inbound import replies
+from pbem.table import talk as table_talk
+from pbem.core.db import session_scope
+from pbem.words.language import TAGS
 from pbem.mail.compose import compose
-from pbem.models import Bounce, Game, Outbox, Seat
-from pbem.outbox import enqueue
-from pbem.players import address_hash
+from pbem.core.models import Bounce, Game, Outbox, Seat
+from pbem.core.outbox import enqueue
+from pbem.people.players import address_hash
 from pbem.rules.tables import CLANS
 from pbem.words import Words
 from tests.support.clock import frozen_clock
@@ -26,6 +26,8 @@ from tests.support.games import db_id, play, seat_tokens, to_move
 from tests.support.messages import parts
 from tests.support.replies import reply_message, store, turn_mail
 from tests.support.text import english_left
+from pbem.people import signin
+from pbem import games
 
 FOUR = [
     {"name": "Anna", "email": "anna@example.org", "language": "hu", "time_zone": "Europe/Budapest"},
@@ -70,16 +72,16 @@ def _rows(ctx: Any, kind: str) -> list[tuple[int, str]]:
 def _started(ctx: Any, check_invites: bool = False) -> tuple[str, list[str]]:
     """A started game of the four; ``check_invites``: each invitation is checked
     while it is still wanted (before its reader accepts)."""
-    game_id = services.start_game(ctx, services.parse_players(FOUR))
+    game_id = games.start_game(ctx, games.parse_players(FOUR))
     toks = seat_tokens(ctx, game_id)
-    services.accept(ctx, toks[0])  # the creator confirms: the others are invited
+    games.accept(ctx, toks[0])  # the creator confirms: the others are invited
     if check_invites:
         invites = _rows(ctx, "invite")
         assert {r for _, r in invites} == set(LANGUAGE_OF)
         for row_id, recipient in invites[1:]:
             _check(ctx, row_id, recipient)
     for t in toks[1:]:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     return game_id, toks
 
 
@@ -102,7 +104,7 @@ def _check(ctx: Any, row_id: int, recipient: str) -> EmailMessage:
 
 
 def test_the_creators_confirmation_in_their_language(ctx):
-    services.start_game(ctx, services.parse_players(FOUR))
+    games.start_game(ctx, games.parse_players(FOUR))
     (row_id, recipient), = _rows(ctx, "invite")
     assert recipient == "anna@example.org"
     _check(ctx, row_id, recipient)
@@ -116,7 +118,7 @@ def test_invitations_turns_and_the_end_each_in_the_readers_language(ctx):
         _check(ctx, row_id, recipient)
         play(ctx, toks, 1)
     assert {r for _, r in _rows(ctx, "turn")} == set(LANGUAGE_OF)
-    while services.public_game(ctx, game_id)["status"] == "active":
+    while games.public_game(ctx, game_id)["status"] == "active":
         play(ctx, toks, 1)
     overs = _rows(ctx, "game-over")
     assert {r for _, r in overs} == set(LANGUAGE_OF)
@@ -125,7 +127,7 @@ def test_invitations_turns_and_the_end_each_in_the_readers_language(ctx):
         text = parts(message)["text"]
         # The reveal names every clan, in the reader's words.
         w = Words(LANGUAGE_OF[recipient])
-        for p in services.public_game(ctx, game_id)["players"]:
+        for p in games.public_game(ctx, game_id)["players"]:
             assert w.clan(p["clan"]) in text
 
 
@@ -138,7 +140,7 @@ def test_the_other_kinds_in_every_language(ctx, kind):
     ply = view["ply"]
     if kind == "deadline":
         now.advance(hours=view["turn_hours"] + 1)
-        assert services.autopilot_move(ctx, db_id(ctx, game_id), ply) is not None
+        assert games.autopilot_move(ctx, db_id(ctx, game_id), ply) is not None
     with session_scope(ctx.engine) as session:
         seats = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id))).all()
         ids = []
@@ -164,7 +166,7 @@ def test_the_other_kinds_in_every_language(ctx, kind):
 @pytest.mark.parametrize("language", ["hu", "cs", "pt"])
 def test_the_sign_in_mail_in_the_language_it_was_asked_in(ctx, language):
     _started(ctx)
-    services.request_login(ctx, "anna@example.org", language)
+    signin.request_login(ctx, "anna@example.org", language)
     (row_id, recipient), = _rows(ctx, "login")
     message = _build(ctx, row_id)
     assert message["Content-Language"] == TAGS[language]
@@ -176,7 +178,7 @@ def test_the_sign_in_mail_in_the_language_it_was_asked_in(ctx, language):
 def test_a_worker_building_mail_in_turn_keeps_each_readers_language(ctx):
     """One process builds Hungarian, then Czech, then Hungarian again: nothing of
     one message's locale or time zone stays for the next."""
-    services.start_game(ctx, services.parse_players(FOUR), confirmed=True)
+    games.start_game(ctx, games.parse_players(FOUR), confirmed=True)
     first = {r: i for i, r in _rows(ctx, "invite")}
     order = ["petr@example.org", "rita@example.org", "petr@example.org", "tom@example.org", "rita@example.org"]
     seen = [(_build(ctx, first[r])["Content-Language"], r) for r in order]

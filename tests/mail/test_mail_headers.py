@@ -14,13 +14,13 @@ from typing import Any, Callable
 import pytest
 from sqlmodel import col, select
 
-from pbem import services
-from pbem.db import session_scope
+from pbem import games
+from pbem.core.db import session_scope
 from pbem.mail import messages
 from pbem.mail.compose import compose
 from pbem.mail.transport import wire_bytes
-from pbem.models import Game, Outbox, Seat
-from pbem.outbox import enqueue
+from pbem.core.models import Game, Outbox, Seat
+from pbem.core.outbox import enqueue
 from tests.support.clock import frozen_clock
 from tests.support.games import db_id, new_game, play, to_move
 
@@ -234,9 +234,9 @@ def test_stored_names_with_unsafe_characters_do_not_stop_a_games_mail(ctx: Any) 
     # The autopilot moves for the seat to move: the deadline mail names it.
     t, view = to_move(ctx, toks)
     now.advance(hours=view["turn_hours"] + 1)
-    assert services.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is not None
+    assert games.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is not None
     sent = _compose_all(ctx, game_id, "deadline", f"autopilot:{view['ply']}")
-    while services.public_game(ctx, game_id)["status"] == "active":
+    while games.public_game(ctx, game_id)["status"] == "active":
         play(ctx, toks, 1)
     sent += _compose_all(ctx, game_id, "game-over", "over")
     assert len(sent) == 6

@@ -11,14 +11,18 @@ from typing import Any
 from PIL import Image
 from sqlmodel import col, select
 
-from pbem import clock, services, unsubscribing
-from pbem.db import session_scope
-from pbem.models import Outbox, Seat
+from pbem.workers import clock
+from pbem.games import unsubscribing
+from pbem.core.db import session_scope
+from pbem.core.models import Outbox, Seat
 from tests.support.clock import frozen_clock
 from tests.support.config import BASE_URL
 from tests.support.games import PLAYERS, db_id, new_game, play, seat_tokens, to_move
 from tests.support.messages import parts
 from tests.support.smtp import Received
+from pbem.people import signin
+from pbem.core import links
+from pbem import games
 
 SEAT_LINK = re.compile(re.escape(BASE_URL) + r"/play/([A-Za-z0-9_-]+)")
 SIGNIN_LINK = re.compile(re.escape(BASE_URL) + r"/signin/([A-Za-z0-9_-]+)")
@@ -73,7 +77,7 @@ def check_message(got: Received, ctx: Any, *, board: bool) -> dict[str, Any]:
         assert f"{BASE_URL}/play/{token}" in html
         with session_scope(ctx.engine) as session:
             seat = session.get(Seat, row.seat_id)
-            assert seat is not None and services.seat_token(ctx, seat) == token
+            assert seat is not None and links.seat_token(ctx, seat) == token
         # A token that can only stop mail, never the seat's (issue 27).
         assert seat.id is not None
         assert msg["List-Unsubscribe"] == \
@@ -103,7 +107,7 @@ def test_every_kind_through_smtp(smtp_app: Any, sctx: Any, smtp: Any) -> None:
 
     # turn: exactly one, to the player to move, with their own clan.
     for t in toks:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     t, view = to_move(ctx, toks)
     (turn,) = box.wait_for(1, kind="turn")
     p = check_message(turn, ctx, board=True)
@@ -139,29 +143,29 @@ def test_every_kind_through_smtp(smtp_app: Any, sctx: Any, smtp: Any) -> None:
     assert len(box.messages(kind="turn")) == 5
 
     # digest: for a player who chose it, once a day.
-    services.set_mail(ctx, toks[0], "digest")
+    games.set_mail(ctx, toks[0], "digest")
     now.at = now.at.replace(hour=3) + timedelta(days=1)
     play(ctx, toks, 2)
     now.advance(hours=6)
     clock.tick(ctx)
     (digest,) = box.wait_for(1, kind="digest")
     p = check_message(digest, ctx, board=True)
-    assert digest.to == EMAILS[services.seat_view(ctx, toks[0])["you"]]
+    assert digest.to == EMAILS[games.seat_view(ctx, toks[0])["you"]]
     assert "Since your last digest:" in p["text"]
 
     # login: a sign-in link that opens its page.
-    services.request_login(ctx, PLAYERS[1]["email"])
+    signin.request_login(ctx, PLAYERS[1]["email"])
     (login,) = box.wait_for(1, kind="login")
     p = check_message(login, ctx, board=False)
-    signin = SIGNIN_LINK.search(p["text"]).group(0)  # type: ignore[union-attr]
-    assert client.get(signin.removeprefix(BASE_URL)).status_code == 200
+    link = SIGNIN_LINK.search(p["text"]).group(0)  # type: ignore[union-attr]
+    assert client.get(link.removeprefix(BASE_URL)).status_code == 200
 
     # game over: to everyone, every clan revealed, final scores and winners.
-    services.set_mail(ctx, toks[0], "every")
-    while services.public_game(ctx, game_id)["status"] == "active":
+    games.set_mail(ctx, toks[0], "every")
+    while games.public_game(ctx, game_id)["status"] == "active":
         play(ctx, toks, 1)
     overs = box.wait_for(3, kind="game-over")
-    final = services.public_game(ctx, game_id)
+    final = games.public_game(ctx, game_id)
     for got in overs:
         p = check_message(got, ctx, board=True)
         for player in final["players"]:
@@ -199,10 +203,10 @@ def test_unsubscribe_link_from_a_mail(smtp_app: Any, sctx: Any, smtp: Any) -> No
     # No more turn mail to that player; the others still get theirs.
     before = len(smtp.collector.messages(to=turn.to, kind="turn"))
     t, view = to_move(ctx, toks)
-    services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     for _ in range(3):
         t, view = to_move(ctx, toks)
-        services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     assert len(smtp.collector.messages(to=turn.to, kind="turn")) == before
     assert len(smtp.collector.messages(kind="turn")) >= 3
     assert seat_tokens(ctx, game_id)  # the game goes on

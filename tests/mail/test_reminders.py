@@ -8,12 +8,13 @@ from typing import Any
 
 from sqlalchemy import event
 
-from pbem import clock, services
-from pbem.db import as_utc, session_scope
-from pbem.models import Game
+from pbem.workers import clock
+from pbem.core.db import as_utc, session_scope
+from pbem.core.models import Game
 from tests.support.clock import frozen_clock
 from tests.support.games import PLAYERS, db_id, deadline, email_of, new_game, play, to_move
 from tests.support.messages import caught, parts
+from pbem import games
 
 
 def test_reminder_once_per_deadline_and_rearmed_by_a_move(ctx: Any) -> None:
@@ -36,7 +37,7 @@ def test_reminder_once_per_deadline_and_rearmed_by_a_move(ctx: Any) -> None:
     with session_scope(ctx.engine) as session:
         assert as_utc(session.get(Game, db_id(session, game_id)).reminded_for) == due  # type: ignore[union-attr]
     # A move sets a new deadline and re-arms the reminder for the next player.
-    services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     t2, view2 = to_move(ctx, toks)
     due2 = deadline(ctx, game_id)
     assert due2 == now.at + timedelta(hours=72)
@@ -51,11 +52,11 @@ def test_reminder_once_per_deadline_and_rearmed_by_a_move(ctx: Any) -> None:
 
 def test_reminder_for_a_short_turn_waits_half_the_turn(ctx: Any) -> None:
     now = frozen_clock(ctx)
-    game_id = services.start_game(ctx, services.parse_players(PLAYERS[:2]), 6)
+    game_id = games.start_game(ctx, games.parse_players(PLAYERS[:2]), 6)
     from tests.support.games import seat_tokens
 
     for t in seat_tokens(ctx, game_id):
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     now.advance(hours=2, minutes=59)
     clock.tick(ctx)
     assert caught(ctx, kind="reminder") == []
@@ -68,13 +69,13 @@ def test_no_reminder_for_mail_off_but_still_the_autopilot(ctx: Any) -> None:
     now = frozen_clock(ctx)
     game_id, toks = new_game(ctx)
     t, view = to_move(ctx, toks)
-    services.set_mail(ctx, t, "none")
+    games.set_mail(ctx, t, "none")
     now.advance(hours=71)
     clock.tick(ctx)
     assert caught(ctx, kind="reminder") == []
     now.advance(hours=2)
     clock.tick(ctx)
-    assert services.public_game(ctx, game_id)["ply"] == 1
+    assert games.public_game(ctx, game_id)["ply"] == 1
     assert sorted(m["To"] for m in caught(ctx, kind="deadline")) == sorted(
         p["email"] for p in PLAYERS if p["name"] != view["you"])
 
@@ -83,12 +84,12 @@ def test_daily_digest(ctx: Any) -> None:
     now = frozen_clock(ctx)
     now.at = now.at.replace(hour=5, minute=0)
     game_id, toks = new_game(ctx)
-    services.set_mail(ctx, toks[0], "digest")
-    services.set_mail(ctx, toks[1], "digest")
+    games.set_mail(ctx, toks[0], "digest")
+    games.set_mail(ctx, toks[1], "digest")
     turns_before = len(caught(ctx, kind="turn"))
     play(ctx, toks, 4)
     # Digest players got no turn mail of their own.
-    digesters = sorted(email_of(services.seat_view(ctx, t)) for t in toks[:2])
+    digesters = sorted(email_of(games.seat_view(ctx, t)) for t in toks[:2])
     assert not {m["To"] for m in caught(ctx, kind="turn")[turns_before:]} & set(digesters)
     clock.tick(ctx)  # before DIGEST_HOUR: nothing yet
     assert caught(ctx, kind="digest") == []
@@ -105,7 +106,7 @@ def test_daily_digest(ctx: Any) -> None:
     assert [q.split()[0] for q in statements if not q.startswith("BEGIN")] == ["SELECT"]
     digests = caught(ctx, kind="digest")
     assert sorted(m["To"] for m in digests) == digesters
-    history = services.public_game(ctx, game_id)["history"]
+    history = games.public_game(ctx, game_id)["history"]
     for m in digests:
         text = parts(m)["text"]
         for h in history:
@@ -119,7 +120,7 @@ def test_daily_digest(ctx: Any) -> None:
     clock.tick(ctx)
     digests = caught(ctx, kind="digest")
     assert len(digests) == 4
-    latest = services.public_game(ctx, game_id)["history"][-1]
+    latest = games.public_game(ctx, game_id)["history"][-1]
     for m in digests[2:]:
         text = parts(m)["text"]
         assert text.count(" moved ") == 1 and latest["player"] in text

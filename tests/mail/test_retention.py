@@ -11,14 +11,17 @@ import pytest
 from sqlalchemy import insert, update
 from sqlmodel import col, select
 
-from pbem import clock, errors, services
-from pbem.db import session_scope
-from pbem.models import CaughtMail, Game, Login, Outbox
-from pbem.tasks import beat_schedule
+from pbem.workers import clock
+from pbem.core import errors
+from pbem.core.db import session_scope
+from pbem.core.models import CaughtMail, Game, Login, Outbox
+from pbem.workers.tasks import beat_schedule
 from tests.support.clock import frozen_clock
 from tests.support.games import PLAYERS, db_id, new_game, play, seat_tokens
 from tests.support.messages import caught
 from tests.support.web import csrf_token
+from pbem.people import signin
+from pbem import games
 
 NOTHING = {"games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0,
            "inbound_deleted": 0, "reply_tokens_deleted": 0}
@@ -68,9 +71,9 @@ def test_an_unaccepted_game_expires_after_invite_days_and_its_invitations_are_no
     assert len(caught(ctx, kind="invite")) == 2
     # Every seat of it, accepted or not, now sees that it expired; accepting is refused.
     for t in old_toks:
-        assert services.seat_view(ctx, t)["status"] == "expired"
+        assert games.seat_view(ctx, t)["status"] == "expired"
     with pytest.raises(errors.Conflict, match="expired"):
-        services.accept(ctx, old_toks[1])
+        games.accept(ctx, old_toks[1])
     # A game being played never expires, however old.
     now.advance(days=365)
     clock.prune(ctx)
@@ -81,9 +84,9 @@ def test_the_wait_starts_again_when_the_creator_confirms(ctx: Any) -> None:
     """Confirming late sends the others their invitations: they get the full
     INVITE_DAYS to answer."""
     now = frozen_clock(ctx)
-    game_id = services.start_game(ctx, services.parse_players(PLAYERS[:2]))
+    game_id = games.start_game(ctx, games.parse_players(PLAYERS[:2]))
     now.advance(days=13)
-    services.accept(ctx, seat_tokens(ctx, game_id)[0])
+    games.accept(ctx, seat_tokens(ctx, game_id)[0])
     now.advance(days=2)
     clock.prune(ctx)
     assert status(ctx, game_id) == "invited"
@@ -115,13 +118,13 @@ def test_old_sign_ins_go_but_a_live_session_stays(ctx: Any) -> None:
     start = now.at
 
     def request(email: str = "ann@example.org") -> int:
-        services.request_login(ctx, email)
+        signin.request_login(ctx, email)
         with session_scope(ctx.engine) as session:
             return session.exec(select(Login.id).order_by(col(Login.id).desc())).first()  # type: ignore[return-value]
 
     def use(login_id: int) -> None:
         login = logins(ctx)[login_id]
-        services.use_login(ctx, services.login_link(ctx, login).rsplit("/", 1)[1])
+        signin.use_login(ctx, signin.login_link(ctx, login).rsplit("/", 1)[1])
 
     never_used = request()
     signed_out = request("bob@example.org")
@@ -157,11 +160,11 @@ def test_the_newest_sign_in_stays_so_that_its_id_is_never_handed_out_again(ctx: 
     # test's frozen clock does not move.
     ctx.limit = lambda name, keys: None
     new_game(ctx, start=False)
-    services.request_login(ctx, "ann@example.org")
+    signin.request_login(ctx, "ann@example.org")
     (first,) = logins(ctx)
     now.advance(days=31)
     assert clock.prune(ctx)["logins_deleted"] == 0
-    services.request_login(ctx, "ann@example.org")
+    signin.request_login(ctx, "ann@example.org")
     second = max(logins(ctx))
     assert second > first
     assert clock.prune(ctx)["logins_deleted"] == 1
@@ -201,7 +204,7 @@ def test_the_last_digest_of_a_game_in_play_stays(ctx: Any) -> None:
     now.at = now.at.replace(hour=1)
     game_id, toks = new_game(ctx, 2)
     for t in toks:
-        services.set_mail(ctx, t, "digest")
+        games.set_mail(ctx, t, "digest")
     play(ctx, toks, 1)
     now.advance(hours=8)  # after DIGEST_HOUR
     assert len(clock.send_digests(ctx)) == 2

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from pbem import services
-from pbem.db import session_scope
+from pbem import games
+from pbem.people import signin
+from pbem.core.db import session_scope
 from pbem.mail.compose import compose
-from pbem.models import Game, Outbox, Seat
-from pbem.outbox import enqueue
+from pbem.core.models import Game, Outbox, Seat
+from pbem.core.outbox import enqueue
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.games import db_id, redeal_others, new_game, play, to_move
@@ -26,7 +27,7 @@ SECRET_KINDS = ["invite", "turn", "reminder", "deadline", "digest"]
 
 
 def token_at(ctx: Any, toks: list[str], position: int) -> str:
-    (token,) = [t for t in toks if services.seat_view(ctx, t)["seat"] == position]
+    (token,) = [t for t in toks if games.seat_view(ctx, t)["seat"] == position]
     return token
 
 
@@ -69,13 +70,13 @@ def test_mail_does_not_depend_on_other_clans(ctx: Any, kind: str) -> None:
         if kind == "deadline":
             # The autopilot moved for someone else; the mail to `position` is the test.
             now.advance(hours=view["turn_hours"] + 1)
-            assert services.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is not None
+            assert games.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is not None
             event = f"autopilot:{view['ply']}"
             position = (position + 1) % 3
         if kind == "digest":
-            services.set_mail(ctx, token_at(ctx, toks, position), "digest")
+            games.set_mail(ctx, token_at(ctx, toks, position), "digest")
     before = _compose(ctx, game_id, position, kind, event)
-    own = services.seat_view(ctx, token_at(ctx, toks, position))["clan"]
+    own = games.seat_view(ctx, token_at(ctx, toks, position))["clan"]
     redeal_others(ctx, game_id, position)
     after = _compose(ctx, game_id, position, kind, event)
     assert before == after
@@ -92,7 +93,7 @@ def test_mail_does_not_depend_on_other_clans(ctx: Any, kind: str) -> None:
 
 def test_login_mail_says_nothing_of_games(ctx: Any) -> None:
     game_id, toks = new_game(ctx)
-    services.request_login(ctx, "ann@example.org")
+    signin.request_login(ctx, "ann@example.org")
     with session_scope(ctx.engine) as session:
         row = session.exec(select(Outbox).where(Outbox.kind == "login")).one()
         message = compose(ctx, session, row)
@@ -105,9 +106,9 @@ def test_login_mail_says_nothing_of_games(ctx: Any) -> None:
 
 def test_game_over_reveals_every_clan(ctx: Any) -> None:
     game_id, toks = new_game(ctx)
-    while services.public_game(ctx, game_id)["status"] == "active":
+    while games.public_game(ctx, game_id)["status"] == "active":
         play(ctx, toks, 1)
-    final = services.public_game(ctx, game_id)
+    final = games.public_game(ctx, game_id)
     for position in range(3):
         got = _compose(ctx, game_id, position, "game-over", "over")
         for p in final["players"]:

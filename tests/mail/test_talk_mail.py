@@ -9,27 +9,30 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from pbem import clock, services, talk, unsubscribing
-from pbem.db import session_scope
+from pbem.workers import clock
+from pbem.table import talk
+from pbem.games import unsubscribing
+from pbem.core.db import session_scope
 from pbem.mail.compose import compose
-from pbem.models import Game, Outbox, Seat, Suppression
-from pbem.players import address_hash
+from pbem.core.models import Game, Outbox, Seat, Suppression
+from pbem.people.players import address_hash
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.config import BASE_URL
 from tests.support.games import redeal_others, new_game, play, to_move
 from tests.support.messages import caught, parts
+from pbem import games
 
 NASTY = '<script>alert("x")</script> & <b>bold</b>'
 
 
 def email_of(ctx: Any, token: str) -> str:
     with session_scope(ctx.engine) as session:
-        return services.seat_and_game(session, token)[0].email
+        return games.seat_and_game(session, token)[0].email
 
 
 def name_of(ctx: Any, token: str) -> str:
-    return str(services.seat_view(ctx, token)["you"])
+    return str(games.seat_view(ctx, token)["you"])
 
 
 def test_each_message_goes_by_mail_to_the_players_who_asked(sctx: Any, smtp: Any) -> None:
@@ -77,7 +80,7 @@ def test_unsubscribing_from_a_talk_mail_stops_talk_mail_only(smtp_app: Any, sctx
     done = mail_client.post(path, data="List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded")
     assert done.status_code == 200 and "no more table talk mail" in done.get_data(as_text=True)
     assert not talk.table(ctx, toks[1]).talk_mail
-    assert services.seat_view(ctx, toks[1])["mail"] == "every"
+    assert games.seat_view(ctx, toks[1])["mail"] == "every"
     # From the page's button (a browser with a session): the same, with a page that says so.
     talk.set_talk_mail(ctx, toks[1], True)
     assert b"Table talk mail stopped" in client.post(path, data={}).data
@@ -161,7 +164,7 @@ def test_the_digest_shows_the_messages_of_the_day(ctx: Any) -> None:
     now = frozen_clock(ctx)
     now.at = now.at.replace(hour=3, minute=0)
     _, toks = new_game(ctx)
-    services.set_mail(ctx, toks[0], "digest")
+    games.set_mail(ctx, toks[0], "digest")
     play(ctx, toks, 2)
     now.advance(minutes=5)
     talk.talk(ctx, toks[1], f"see you tomorrow {NASTY}")
@@ -184,7 +187,7 @@ def test_a_talk_mail_never_depends_on_a_clan(ctx: Any) -> None:
     talk.set_talk_mail(ctx, toks[1], True)
     ctx.relay = lambda ids: None
     talk.talk(ctx, toks[0], "a fine move")
-    viewer = services.seat_view(ctx, toks[1])["seat"]
+    viewer = games.seat_view(ctx, toks[1])["seat"]
 
     def built() -> tuple[str, str, str]:
         with session_scope(ctx.engine) as session:

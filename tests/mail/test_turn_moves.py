@@ -14,9 +14,9 @@ from typing import Any, Iterator
 import pytest
 from PIL import Image
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import CaughtMail
+from pbem import games
+from pbem.core.db import session_scope
+from pbem.core.models import CaughtMail
 from pbem.drawing.marks import font_scale
 from pbem.drawing.picture import DEFAULT_WIDTH, close_up_windows
 from pbem.drawing.style import CLAN_MARKS, NUMBER_FONT, TOKEN_FONT
@@ -38,7 +38,7 @@ def _turn_mail(ctx: Any, language: str, moves: int = 4) -> tuple[dict[str, Any],
     view and the parts of their turn mail."""
     _, toks = new_game(ctx)
     for t in toks:
-        services.set_language(ctx, t, language)
+        games.set_language(ctx, t, language)
     play(ctx, toks, moves)
     _, view = to_move(ctx, toks)
     message = newest(ctx, email_of(view), "turn")
@@ -94,7 +94,7 @@ def test_the_lines_are_the_same_whoever_reads_them(ctx: Any) -> None:
     _, toks = new_game(ctx)
     play(ctx, toks, 3)
     mover, view = to_move(ctx, toks)
-    other = services.seat_view(ctx, next(t for t in toks if t != mover))
+    other = games.seat_view(ctx, next(t for t in toks if t != mover))
     assert other["clan"] != view["clan"]
     as_if_theirs: Any = {**other, "your_turn": True}
     assert legal_moves_text(as_if_theirs, Words()) == legal_moves_text(view, Words())

@@ -20,16 +20,20 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import admin, clock, errors, services, webhooks
+from pbem.ops import admin
+from pbem.workers import clock
+from pbem.core import errors
+from pbem.table import webhooks
 from pbem.mail import webhook_http
 from pbem.mail.webhook_posts import Post
-from pbem.webhook_targets import allowed_hosts, parse_target
-from pbem.db import session_scope
-from pbem.models import CaughtMail, Outbox, Webhook
+from pbem.table.webhook_targets import allowed_hosts, parse_target
+from pbem.core.db import session_scope
+from pbem.core.models import CaughtMail, Outbox, Webhook
 from pbem.rules.tables import CLANS
 from tests.support.clock import frozen_clock
 from tests.support.games import finish, new_game, play, seat_tokens, to_move
 from tests.support.receiver import Receiver, Tarpit
+from pbem import games
 
 #: A whole game of first legal moves ends well within this.
 MAX_MOVES = 300
@@ -50,12 +54,12 @@ def test_a_whole_game_is_posted_signed_once_each_and_without_a_clan(hctx: Any, r
     made = webhooks.add_webhook(hctx, toks[0], "json", receiver.url)
     assert made.secret and made.webhook["kind"] == "json" and made.webhook["url"] == receiver.url
     for token in toks[1:]:
-        services.accept(hctx, token)
+        games.accept(hctx, token)
     for _ in range(MAX_MOVES):
-        if services.public_game(hctx, game_id)["status"] == "finished":
+        if games.public_game(hctx, game_id)["status"] == "finished":
             break
         play(hctx, toks, 1)
-    final = services.public_game(hctx, game_id)
+    final = games.public_game(hctx, game_id)
     assert final["status"] == "finished"
 
     bodies = [p.json() for p in receiver.posts]
@@ -87,7 +91,7 @@ def test_discord_posts_mention_the_player_to_move_and_attach_the_board(hctx: Any
     nxt = [t for t in toks if t != token]
     for t in nxt:
         webhooks.set_discord_id(hctx, t, "123456789012345678")
-    services.submit_move(hctx, token, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(hctx, token, view["legal_moves"][0], None, view["ply"])
     post = receiver.posts[-1]
     assert post.headers["content-type"].startswith("multipart/form-data; boundary=")
     parsed = email.message_from_bytes(b"Content-Type: " + post.headers["content-type"].encode() + b"\r\n\r\n"
@@ -96,7 +100,7 @@ def test_discord_posts_mention_the_player_to_move_and_attach_the_board(hctx: Any
     payload = json.loads(parts["payload_json"].get_content())
     picture = parts["files[0]"].get_content()
     assert picture.startswith(b"\x89PNG")
-    now = services.public_game(hctx, game_id)
+    now = games.public_game(hctx, game_id)
     assert payload["content"] == (f"<@123456789012345678> It's {now['next']}'s turn (move 2).\n"
                                   f"https://clans.example/games/{game_id}")
     # Nobody else can be pinged, whatever a name says.
@@ -117,7 +121,7 @@ def test_slack_posts_escape_what_slack_would_read_as_a_mention(hctx: Any, receiv
 
 def test_the_setters_language_is_the_posts(hctx: Any, receiver: Receiver) -> None:
     game_id, toks = new_game(hctx)
-    services.set_language(hctx, toks[0], "hu")
+    games.set_language(hctx, toks[0], "hu")
     webhooks.add_webhook(hctx, toks[0], "slack", receiver.url)
     play(hctx, toks, 1)
     # Untranslated sentences fall back to English until the catalog has them;
@@ -147,7 +151,7 @@ def test_a_dead_receiver_is_retried_then_switched_off_after_a_day(hctx: Any) -> 
     now = frozen_clock(hctx)
     game_id, toks = new_game(hctx)
     webhooks.add_webhook(hctx, toks[2], "json", url)
-    setter = services.seat_view(hctx, toks[2])["you"]
+    setter = games.seat_view(hctx, toks[2])["you"]
     play(hctx, toks, 1)
     [row] = _webhook_rows(hctx)
     assert row.status == "pending" and row.attempts == 1
@@ -305,7 +309,7 @@ def test_a_seat_the_computer_plays_adds_no_webhook_and_gets_no_webhook_mail(hctx
     now = frozen_clock(hctx)
     _, toks = new_game(hctx)
     made = webhooks.add_webhook(hctx, toks[1], "json", receiver.url)
-    services.hand_to_computer(hctx, toks[1], "medium")
+    games.hand_to_computer(hctx, toks[1], "medium")
     for attempt in (lambda: webhooks.add_webhook(hctx, toks[1], "json", receiver.url),
                     lambda: webhooks.set_discord_id(hctx, toks[1], "123456789012345678")):
         with pytest.raises(errors.Conflict) as refused:
@@ -332,18 +336,18 @@ def test_a_removed_webhook_gets_nothing_more(hctx: Any, receiver: Receiver) -> N
 
 
 def test_the_computers_turns_are_not_posted(hctx: Any, receiver: Receiver) -> None:
-    game_id = services.start_game(hctx, services.parse_players(
+    game_id = games.start_game(hctx, games.parse_players(
         [{"name": "Ann", "email": "ann@example.org"}, {"bot": "easy"}]), confirmed=True)
     toks = seat_tokens(hctx, game_id)
-    ann = next(t for t in toks if services.seat_view(hctx, t)["you"] == "Ann")
+    ann = next(t for t in toks if games.seat_view(hctx, t)["you"] == "Ann")
     webhooks.add_webhook(hctx, ann, "json", receiver.url)
     for _ in range(3):
-        view = services.seat_view(hctx, ann)
+        view = games.seat_view(hctx, ann)
         if view["your_turn"]:
-            services.submit_move(hctx, ann, view["legal_moves"][0], None, view["ply"])
+            games.submit_move(hctx, ann, view["legal_moves"][0], None, view["ply"])
     bodies = [p.json() for p in receiver.posts]
     assert bodies and {(b["event"], b["to_move"]) for b in bodies} == {("turn", "Ann")}
-    assert services.public_game(hctx, game_id)["ply"] >= 4  # the computer moved in between
+    assert games.public_game(hctx, game_id)["ply"] >= 4  # the computer moved in between
 
 
 def clock_sweep(ctx: Any) -> None:

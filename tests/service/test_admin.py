@@ -13,15 +13,18 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from pbem import errors, rematch, services, tokens
+from pbem.core import errors, tokens
+from pbem.table import rematch
 from pbem.cli import main
-from pbem.db import as_utc, session_scope
-from pbem.errors import Invalid
-from pbem.models import CaughtMail, Game, Inbound, Login, MoveRecord, Outbox, Rating, Seat, Suppression, Webhook
-from pbem.players import address_hash
+from pbem.core.db import as_utc, session_scope
+from pbem.core.errors import Invalid
+from pbem.core.models import CaughtMail, Game, Inbound, Login, MoveRecord, Outbox, Rating, Seat, Suppression, Webhook
+from pbem.people.players import address_hash
 from pbem.rules.record import replay
 from pbem.rules.tables import CLANS
 from tests.support.games import PLAYERS, db_id, deadline, new_game, play, play_to_end, seat_tokens
+from pbem.people import signin
+from pbem import games
 
 ANN = PLAYERS[0]["email"]
 
@@ -77,7 +80,7 @@ def test_games_lists_and_filters(ctx: Any, operator_env: str, capsys: pytest.Cap
     play(ctx, toks, 2)
     stuck, _ = new_game(ctx, 2)
     make_stuck(ctx, stuck)
-    waiting = services.start_game(ctx, services.parse_players(PLAYERS[:2]))
+    waiting = games.start_game(ctx, games.parse_players(PLAYERS[:2]))
     for code, out, _ in twice(capsys, "games"):
         assert code == 0
         assert {running, stuck, waiting} <= set(re.findall(r"^(\w{14}) ", out, re.M))
@@ -103,7 +106,7 @@ def test_game_shows_seats_deadline_and_mail_but_no_clan_while_it_runs(
         ctx: Any, operator_env: str, capsys: pytest.CaptureFixture[str]) -> None:
     game_id, toks = new_game(ctx, 3)
     play(ctx, toks, 1)
-    clans = [services.seat_view(ctx, t)["clan"] for t in toks]
+    clans = [games.seat_view(ctx, t)["clan"] for t in toks]
     for code, out, _ in twice(capsys, "game", game_id):
         assert code == 0
         assert f"game {game_id}: active, 1 moves" in out and "to move by" in out
@@ -194,8 +197,8 @@ def test_cancel_tells_every_player_once(ctx: Any, operator_env: str, capsys: pyt
     for m in notices:
         for word in CLANS:  # the notice tells no clan
             assert f"clan: {word}" not in m.raw and f"clan {word}" not in m.raw
-    assert services.public_game(ctx, game_id)["status"] == "cancelled"
-    assert services.seat_view(ctx, toks[0])["status"] == "cancelled"
+    assert games.public_game(ctx, game_id)["status"] == "cancelled"
+    assert games.seat_view(ctx, toks[0])["status"] == "cancelled"
     assert not [r for r in outbox(ctx, game_id=db_id(ctx, game_id)) if r.status == "pending"]
     finished, ftoks = new_game(ctx, 2)
     from tests.support.games import finish
@@ -208,12 +211,12 @@ def test_cancel_tells_every_player_once(ctx: Any, operator_env: str, capsys: pyt
 
 def test_cancel_of_a_game_still_gathering_tells_only_who_heard_of_it(
         ctx: Any, operator_env: str, capsys: pytest.CaptureFixture[str]) -> None:
-    game_id = services.start_game(ctx, services.parse_players(PLAYERS))  # only Ann was asked to confirm
+    game_id = games.start_game(ctx, games.parse_players(PLAYERS))  # only Ann was asked to confirm
     code, out, _ = admin(capsys, "cancel", game_id)
     assert code == 0 and "1 player(s) told" in out
     assert [m.recipient for m in caught(ctx, "cancelled")] == [ANN]
     with pytest.raises(Exception) as refused:
-        services.accept(ctx, seat_tokens(ctx, game_id)[1])
+        games.accept(ctx, seat_tokens(ctx, game_id)[1])
     assert "cancelled" in str(refused.value)
 
 
@@ -233,7 +236,7 @@ def test_extend_moves_the_running_deadline(ctx: Any, operator_env: str, capsys: 
     assert deadline(ctx, game_id) >= ctx.now() + timedelta(hours=4, minutes=59)
     code, _, err = admin(capsys, "extend", game_id, "0")
     assert code == 1 and "1 to 720" in err
-    waiting = services.start_game(ctx, services.parse_players(PLAYERS[:2]))
+    waiting = games.start_game(ctx, games.parse_players(PLAYERS[:2]))
     code, _, err = admin(capsys, "extend", waiting, "5")
     assert code == 1 and "is invited" in err
     assert admin(capsys, "extend", "abcdefghijkmnp", "5")[0] == 1
@@ -267,12 +270,12 @@ def test_forget_erases_a_person(ctx: Any, operator_env: str, capsys: pytest.Capt
                                 caplog: pytest.LogCaptureFixture) -> None:
     over, over_toks = new_game(ctx, 2)
     play_to_end(ctx, over_toks)
-    record_before = services.export_game(ctx, over)
+    record_before = games.export_game(ctx, over)
     running, run_toks = new_game(ctx, 3)
     play(ctx, run_toks, 1)
-    waiting = services.start_game(ctx, services.parse_players([PLAYERS[1], PLAYERS[0]]))
-    services.accept(ctx, seat_tokens(ctx, waiting)[0])  # Bob confirms: Ann is invited
-    services.request_login(ctx, ANN)
+    waiting = games.start_game(ctx, games.parse_players([PLAYERS[1], PLAYERS[0]]))
+    games.accept(ctx, seat_tokens(ctx, waiting)[0])  # Bob confirms: Ann is invited
+    signin.request_login(ctx, ANN)
     assert caught(ctx) and any(m.recipient == ANN for m in caught(ctx))
     # Her webhook (its address opens her chat channel) and Bob's, each with a post waiting.
     hers = add_webhook(ctx, running, ANN, "https://93.184.215.14/api/webhooks/1/hers")
@@ -316,21 +319,21 @@ def test_forget_erases_a_person(ctx: Any, operator_env: str, capsys: pytest.Capt
     assert all("Ann" not in seat_names for seat_names in names.values())
     assert all("former player" in seat_names for seat_names in names.values())
     # The finished game's record is still valid and replays to its result, with the new name.
-    record = services.export_game(ctx, over)
+    record = games.export_game(ctx, over)
     assert "Ann" not in str(record) and "former player" in record["players"]
     scores, scores_before = replay(record)["final_scores"], replay(record_before)["final_scores"]
     assert scores["former player"] == scores_before["Ann"] and scores["Bob"] == scores_before["Bob"]
     # The running game goes on, the computer playing for her; the one gathering is cancelled.
-    view = services.public_game(ctx, running)
+    view = games.public_game(ctx, running)
     assert view["status"] == "active"
     assert [p["bot"] for p in view["players"] if p["name"] == "former player"] == ["medium"]
-    assert services.public_game(ctx, waiting)["status"] == "cancelled"
+    assert games.public_game(ctx, waiting)["status"] == "cancelled"
     assert [m.recipient for m in caught(ctx, "cancelled")] == [PLAYERS[1]["email"]]
     # Her old seat links open nothing, and no new game may name her.
     with pytest.raises(Exception):
-        services.seat_view(ctx, over_toks[[p["email"] for p in PLAYERS].index(ANN)])
+        games.seat_view(ctx, over_toks[[p["email"] for p in PLAYERS].index(ANN)])
     with pytest.raises(Invalid):
-        services.start_game(ctx, services.parse_players([PLAYERS[1], PLAYERS[0]]))
+        games.start_game(ctx, games.parse_players([PLAYERS[1], PLAYERS[0]]))
     # Nor can a rematch of the finished game invite her: a clear refusal, not a missing address.
     with pytest.raises(errors.Conflict) as refused:
         rematch.play_again(ctx, over_toks[[p["email"] for p in PLAYERS].index(PLAYERS[1]["email"])])
@@ -343,13 +346,13 @@ def test_forget_erases_a_person(ctx: Any, operator_env: str, capsys: pytest.Capt
 def test_forget_when_it_was_her_turn_hands_the_move_to_the_computer(
         ctx: Any, operator_env: str, capsys: pytest.CaptureFixture[str]) -> None:
     game_id, toks = new_game(ctx, 2)
-    turn = services.public_game(ctx, game_id)["next_seat"]
+    turn = games.public_game(ctx, game_id)["next_seat"]
     with session_scope(ctx.engine) as session:
         email = session.exec(select(Seat.email).where(Seat.game_id == db_id(session, game_id),
                                                       Seat.position == turn)).one()
     assert admin(capsys, "forget", email)[0] == 0
     # The computer (in-process here) has moved for the former player.
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     assert view["ply"] == 1 and view["players"][turn]["name"] == "former player"
 
 
@@ -387,7 +390,7 @@ def test_check_finds_a_schema_behind(tmp_path: Any, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{tmp_path / 'old.sqlite3'}")
     monkeypatch.setenv("PBEM_SECRET_KEY", SECRET)
     monkeypatch.setenv("PBEM_BASE_URL", "http://127.0.0.1:5000")
-    from pbem.db import upgrade
+    from pbem.core.db import upgrade
 
     upgrade(f"sqlite:///{tmp_path / 'old.sqlite3'}", "0005")
     code, out, _ = admin(capsys, "check")
@@ -405,7 +408,7 @@ def test_admin_refuses_an_unsafe_configuration(operator_env: str, monkeypatch: p
 def test_stuck_needs_the_deadline_passed_and_the_quiet_longer_than_a_turn() -> None:
     from datetime import datetime, timezone
 
-    from pbem.admin import is_stuck
+    from pbem.ops.admin import is_stuck
 
     now = datetime(2030, 1, 10, tzinfo=timezone.utc)
     quiet = now - timedelta(hours=73)

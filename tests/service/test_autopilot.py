@@ -12,14 +12,16 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from pbem import clock, errors, services
-from pbem.db import session_scope
-from pbem.models import Game, MoveRecord, Seat
+from pbem.workers import clock
+from pbem.core import errors
+from pbem.core.db import session_scope
+from pbem.core.models import Game, MoveRecord, Seat
 from pbem.rules import Game as RulesGame
 from pbem.rules.bots import choose_move
 from tests.support.clock import frozen_clock
 from tests.support.games import PLAYERS, db_id, deadline, email_of, new_game, play, to_move
 from tests.support.messages import caught, parts
+from pbem import games
 
 
 def _rules(ctx: Any, game_id: str) -> RulesGame:
@@ -35,13 +37,13 @@ def test_autopilot_moves_at_the_deadline(ctx: Any) -> None:
     play(ctx, toks, 2)
     t, view = to_move(ctx, toks)
     rules, seed = _rules(ctx, game_id)  # type: ignore[misc]
-    expected, order = choose_move(rules, random.Random(services.autopilot_seed(ctx.secret_key, seed, view["ply"])))
+    expected, order = choose_move(rules, random.Random(games.autopilot_seed(ctx.secret_key, seed, view["ply"])))
     turns_before = len(caught(ctx, kind="turn"))
     now.at = deadline(ctx, game_id) - timedelta(seconds=1)
     assert clock.expire_deadlines(ctx) == []
     now.advance(seconds=2)
     clock.tick(ctx)
-    after = services.public_game(ctx, game_id)
+    after = games.public_game(ctx, game_id)
     assert after["ply"] == view["ply"] + 1
     assert after["last_move"] == str(expected) and str(expected) in view["legal_moves"]
     with session_scope(ctx.engine) as session:
@@ -68,10 +70,10 @@ def test_autopilot_moves_at_the_deadline(ctx: Any) -> None:
     # Nothing more happens until the next deadline, however often the clock runs.
     clock.tick(ctx)
     clock.tick(ctx)
-    assert services.public_game(ctx, game_id)["ply"] == view["ply"] + 1
+    assert games.public_game(ctx, game_id)["ply"] == view["ply"] + 1
     assert len(caught(ctx, kind="deadline")) == 3
     # The player's own move resets the streak.
-    services.submit_move(ctx, nxt_token, nxt["legal_moves"][0], None, nxt["ply"])
+    games.submit_move(ctx, nxt_token, nxt["legal_moves"][0], None, nxt["ply"])
 
 
 def test_the_autopilot_is_deterministic(ctx: Any) -> None:
@@ -87,10 +89,10 @@ def test_the_autopilot_is_deterministic(ctx: Any) -> None:
         session.add(b)
     now.advance(hours=73)
     assert clock.expire_deadlines(ctx) == [db_id(ctx, first), db_id(ctx, second)]
-    one, two = services.public_game(ctx, first), services.public_game(ctx, second)
+    one, two = games.public_game(ctx, first), games.public_game(ctx, second)
     assert one["last_move"] == two["last_move"] and one["huts"] == two["huts"]
-    assert services.autopilot_seed(ctx.secret_key, 12345, 0) != services.autopilot_seed(ctx.secret_key, 12345, 1)
-    assert services.autopilot_seed("another key" * 4, 12345, 0) != services.autopilot_seed(ctx.secret_key, 12345, 0)
+    assert games.autopilot_seed(ctx.secret_key, 12345, 0) != games.autopilot_seed(ctx.secret_key, 12345, 1)
+    assert games.autopilot_seed("another key" * 4, 12345, 0) != games.autopilot_seed(ctx.secret_key, 12345, 0)
 
 
 def test_three_missed_turns_in_a_row_show_absent(ctx: Any) -> None:
@@ -101,16 +103,16 @@ def test_three_missed_turns_in_a_row_show_absent(ctx: Any) -> None:
     for round_ in range(3):
         now.at = deadline(ctx, game_id) + timedelta(seconds=1)
         assert clock.expire_deadlines(ctx) == [db_id(ctx, game_id)]
-        seen = services.public_game(ctx, game_id)["players"][absent]
+        seen = games.public_game(ctx, game_id)["players"][absent]
         assert seen["absent"] is (round_ == 2)
         for _ in range(2):  # the others move themselves
             t2, v2 = to_move(ctx, toks)
             assert v2["seat"] != absent
-            services.submit_move(ctx, t2, v2["legal_moves"][0], None, v2["ply"])
-    public = services.public_game(ctx, game_id)
+            games.submit_move(ctx, t2, v2["legal_moves"][0], None, v2["ply"])
+    public = games.public_game(ctx, game_id)
     assert [p["absent"] for p in public["players"]] == [i == absent for i in range(3)]
     for t3 in toks:  # every view shows it, and nobody's clan
-        mine = services.seat_view(ctx, t3)
+        mine = games.seat_view(ctx, t3)
         assert mine["players"][absent]["absent"] is True
         assert all(p["clan"] is None for p in mine["players"])
     last = [m for m in caught(ctx, kind="deadline")][-1]
@@ -118,8 +120,8 @@ def test_three_missed_turns_in_a_row_show_absent(ctx: Any) -> None:
     # Coming back: their own move clears it.
     t4, v4 = to_move(ctx, toks)
     assert v4["seat"] == absent
-    services.submit_move(ctx, t4, v4["legal_moves"][0], None, v4["ply"])
-    assert services.public_game(ctx, game_id)["players"][absent]["absent"] is False
+    games.submit_move(ctx, t4, v4["legal_moves"][0], None, v4["ply"])
+    assert games.public_game(ctx, game_id)["players"][absent]["absent"] is False
 
 
 def test_a_move_in_time_beats_the_autopilot(ctx: Any) -> None:
@@ -127,9 +129,9 @@ def test_a_move_in_time_beats_the_autopilot(ctx: Any) -> None:
     now = frozen_clock(ctx)
     game_id, toks = new_game(ctx)
     t, view = to_move(ctx, toks)
-    services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
     now.advance(hours=80)
-    assert services.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is None  # stale ply: nothing
-    assert services.public_game(ctx, game_id)["ply"] == 1
+    assert games.autopilot_move(ctx, db_id(ctx, game_id), view["ply"]) is None  # stale ply: nothing
+    assert games.public_game(ctx, game_id)["ply"] == 1
     with pytest.raises(errors.Conflict):
-        services.submit_move(ctx, t, view["legal_moves"][1], None, view["ply"])
+        games.submit_move(ctx, t, view["legal_moves"][1], None, view["ply"])

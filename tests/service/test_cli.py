@@ -10,7 +10,7 @@ import sys
 import pytest
 from alembic import command
 
-from pbem.db import alembic_config
+from pbem.core.db import alembic_config
 from pbem.rules.record import replay
 from tests.support.config import SECRET
 from tests.support.games import new_game, play
@@ -42,9 +42,9 @@ def test_upgrade_then_export_replays_to_the_same_position(tmp_path):
     with_clans = dict(record, clans={p: c for p, c in zip(record["players"], ["red", "blue"])})
     replayed = pbem("replay", "-", env=env, stdin=json.dumps(with_clans).encode())
     assert replayed.returncode == 0, replayed.stdout
-    from pbem import services
+    from pbem import games
 
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     result = json.loads(replayed.stdout)
     assert result["huts"] == view["huts"] and result["villages"] == view["villages"]
     assert result == replay(with_clans)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pbem.config import load_config
+from pbem.core.config import load_config
 
 
 def test_defaults_are_embedded(tmp_path, monkeypatch):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem import services
+from pbem import games
 from pbem.demo import DEMO_PLAYERS, seed
 from tests.support.config import app_config
 from tests.support.games import seat_tokens
@@ -19,7 +19,7 @@ def test_the_demo_game_has_a_high_contrast_player(database_url: str) -> None:
     try:
         game_id = seed(ctx)
         assert game_id is not None
-        views = [services.seat_view(ctx, t) for t in seat_tokens(ctx, game_id)]
+        views = [games.seat_view(ctx, t) for t in seat_tokens(ctx, game_id)]
     finally:
         ctx.engine.dispose()
     assert {v["you"]: v["board_style"] for v in views} == {

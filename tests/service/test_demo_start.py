@@ -12,9 +12,9 @@ import pytest
 from sqlmodel import select
 
 from pbem.cli import main
-from pbem.db import session_scope
+from pbem.core.db import session_scope
 from pbem.demo import DEMO_PLAYERS, banner, first_turn_mail, run_demo, seed
-from pbem.models import CaughtMail
+from pbem.core.models import CaughtMail
 from pbem.web.mailbox import game_of
 from tests.support.config import app_config
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 from sqlmodel import col, select
 
-from pbem import errors, services
-from pbem.db import session_scope
-from pbem.models import Outbox, Seat
+from pbem.core import errors
+from pbem.core.db import session_scope
+from pbem.core.models import Outbox, Seat
 from tests.support.games import seat_tokens
+from pbem.people import signin
+from pbem import games
 
 FOUR = [
     {"name": "Anna", "email": "anna@example.org", "language": "hu", "time_zone": "Europe/Budapest"},
@@ -26,17 +28,17 @@ def _seats(ctx, game_id):
 
 
 def test_players_keep_their_language_and_time_zone(ctx):
-    game_id = services.start_game(ctx, services.parse_players(FOUR))
+    game_id = games.start_game(ctx, games.parse_players(FOUR))
     assert _seats(ctx, game_id) == [("Anna", "hu", "Europe/Budapest"), ("Petr", "cs", "Europe/Prague"),
                                     ("Rita", "pt", None), ("Tom", "en", None)]
-    view = services.seat_view(ctx, seat_tokens(ctx, game_id)[0])
+    view = games.seat_view(ctx, seat_tokens(ctx, game_id)[0])
     assert (view["language"], view["time_zone"]) == ("hu", "Europe/Budapest")
     # Anyone's view says nothing of the seats' settings.
-    assert "language" not in services.public_game(ctx, game_id)
+    assert "language" not in games.public_game(ctx, game_id)
 
 
 def test_the_page_language_is_the_default_for_players_without_one(ctx):
-    players = services.parse_players([{"name": "A", "email": "a@example.org"},
+    players = games.parse_players([{"name": "A", "email": "a@example.org"},
                                       {"name": "B", "email": "b@example.org", "language": "en"}],
                                      default_language="cs")
     assert [p.language for p in players] == ["cs", "en"]
@@ -44,7 +46,7 @@ def test_the_page_language_is_the_default_for_players_without_one(ctx):
 
 @pytest.mark.parametrize("given, expected", [("pt-PT", "pt"), ("HU", "hu"), ("pt_PT", "pt"), ("cs-CZ", "cs")])
 def test_language_tags_are_read_leniently(given, expected):
-    players = services.parse_players([{"name": "A", "email": "a@example.org", "language": given},
+    players = games.parse_players([{"name": "A", "email": "a@example.org", "language": given},
                                       {"name": "B", "email": "b@example.org"}])
     assert players[0].language == expected
 
@@ -57,33 +59,33 @@ def test_language_tags_are_read_leniently(given, expected):
 ])
 def test_unknown_languages_and_zones_are_refused_and_point_at_the_field(field, value, code):
     with pytest.raises(errors.Invalid) as caught:
-        services.parse_players([{"name": "A", "email": "a@example.org"},
+        games.parse_players([{"name": "A", "email": "a@example.org"},
                                 {"name": "B", "email": "b@example.org", field: value}])
     assert (caught.value.code, caught.value.player, caught.value.field) == (code, 2, field)
 
 
 def test_a_player_changes_their_language_and_time_zone(ctx):
-    game_id = services.start_game(ctx, services.parse_players(FOUR[2:]))
+    game_id = games.start_game(ctx, games.parse_players(FOUR[2:]))
     token = seat_tokens(ctx, game_id)[0]
-    view = services.set_language(ctx, token, "cs", "Europe/Lisbon")
+    view = games.set_language(ctx, token, "cs", "Europe/Lisbon")
     assert (view["language"], view["time_zone"]) == ("cs", "Europe/Lisbon")
     # An empty time zone leaves the chosen one alone.
-    view = services.set_language(ctx, token, "hu", "")
+    view = games.set_language(ctx, token, "hu", "")
     assert (view["language"], view["time_zone"]) == ("hu", "Europe/Lisbon")
     with pytest.raises(errors.Invalid) as caught:
-        services.set_language(ctx, token, "hu", "Nowhere/Special")
+        games.set_language(ctx, token, "hu", "Nowhere/Special")
     assert caught.value.code == "invalid-time-zone"
     with pytest.raises(errors.Invalid) as caught:
-        services.set_language(ctx, token, "klingon", "")
+        games.set_language(ctx, token, "klingon", "")
     assert caught.value.code == "invalid-language"
     # A refused change changes nothing.
-    assert services.seat_view(ctx, token)["language"] == "hu"
+    assert games.seat_view(ctx, token)["language"] == "hu"
     with pytest.raises(errors.Unauthorized):
-        services.set_language(ctx, "not-a-token", "hu", "")
+        games.set_language(ctx, "not-a-token", "hu", "")
 
 
 def test_a_sign_in_mail_remembers_the_language_it_was_asked_in(ctx):
-    services.request_login(ctx, "someone@example.org", "pt")
+    signin.request_login(ctx, "someone@example.org", "pt")
     with session_scope(ctx.engine) as session:
         row = session.exec(select(Outbox).where(Outbox.kind == "login")).one()
         assert row.language == "pt"

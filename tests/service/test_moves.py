@@ -8,12 +8,14 @@ import threading
 import pytest
 from sqlmodel import select
 
-from pbem import errors, services
-from pbem.db import session_scope
-from pbem.models import Game, MoveRecord, Outbox
+from pbem.core import errors
+from pbem.core.db import session_scope
+from pbem.core.models import Game, MoveRecord, Outbox
 from pbem.rules.record import replay
 from tests.support.games import PLAYERS, db_id, new_game, play, to_move
 from tests.support.messages import caught
+from pbem import games
+from pbem.games import announcing
 
 
 def _snapshot(ctx, game_id):
@@ -28,7 +30,7 @@ def test_a_legal_move_is_stored_and_the_next_player_is_mailed(ctx):
     game_id, toks = new_game(ctx)
     token, view = to_move(ctx, toks)
     move = view["legal_moves"][0]
-    after = services.submit_move(ctx, token, move, None, view["ply"])
+    after = games.submit_move(ctx, token, move, None, view["ply"])
     assert after["ply"] == 1 and after["last_move"] == move and not after["your_turn"]
     nxt = after["next_seat"]
     turn_mail = caught(ctx, kind="turn")
@@ -52,7 +54,7 @@ def test_a_refused_move_changes_nothing(ctx, move, code):
     token, view = to_move(ctx, toks)
     before = _snapshot(ctx, game_id)
     with pytest.raises(errors.MoveRefused) as refused:
-        services.submit_move(ctx, token, move, None, view["ply"])
+        games.submit_move(ctx, token, move, None, view["ply"])
     assert refused.value.code == code and refused.value.status == 422
     assert _snapshot(ctx, game_id) == before
 
@@ -62,7 +64,7 @@ def test_bad_order_is_refused(ctx):
     token, view = to_move(ctx, toks)
     before = _snapshot(ctx, game_id)
     with pytest.raises(errors.MoveRefused) as refused:
-        services.submit_move(ctx, token, view["legal_moves"][0], [999], view["ply"])
+        games.submit_move(ctx, token, view["legal_moves"][0], [999], view["ply"])
     assert refused.value.code == "bad-order"
     assert _snapshot(ctx, game_id) == before
 
@@ -73,10 +75,10 @@ def test_stale_ply_and_wrong_turn_are_conflicts(ctx):
     others = [t for t in toks if t != token]
     before = _snapshot(ctx, game_id)
     with pytest.raises(errors.Conflict) as stale:
-        services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"] + 1)
+        games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"] + 1)
     assert stale.value.code == "stale" and stale.value.status == 409
     with pytest.raises(errors.Conflict) as wrong:
-        services.submit_move(ctx, others[0], view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, others[0], view["legal_moves"][0], None, view["ply"])
     assert wrong.value.code == "not-your-turn"
     assert _snapshot(ctx, game_id) == before
 
@@ -85,14 +87,14 @@ def test_resubmitting_an_accepted_move_is_not_applied_twice(ctx):
     game_id, toks = new_game(ctx)
     token, view = to_move(ctx, toks)
     move = view["legal_moves"][0]
-    first = services.submit_move(ctx, token, move, None, view["ply"])
+    first = games.submit_move(ctx, token, move, None, view["ply"])
     after_first = _snapshot(ctx, game_id)
-    again = services.submit_move(ctx, token, move, None, view["ply"])
+    again = games.submit_move(ctx, token, move, None, view["ply"])
     assert again["ply"] == first["ply"] == 1
     assert _snapshot(ctx, game_id) == after_first
     # a different move for that old ply is stale, not a replay
     with pytest.raises(errors.Conflict):
-        services.submit_move(ctx, token, view["legal_moves"][1], None, view["ply"])
+        games.submit_move(ctx, token, view["legal_moves"][1], None, view["ply"])
 
 
 def test_two_submissions_at_once_apply_exactly_one(ctx):
@@ -105,7 +107,7 @@ def test_two_submissions_at_once_apply_exactly_one(ctx):
     def submit(move):
         barrier.wait()
         try:
-            services.submit_move(ctx, token, move, None, view["ply"])
+            games.submit_move(ctx, token, move, None, view["ply"])
             outcomes.append("ok")
         except errors.Conflict as e:
             outcomes.append(e.code)
@@ -129,16 +131,16 @@ def test_a_request_that_dies_midway_stores_nothing(ctx, monkeypatch):
     def die(*args, **kwargs):
         raise RuntimeError("the process died here")
 
-    monkeypatch.setattr(services, "enqueue", die)
+    monkeypatch.setattr(announcing, "enqueue", die)
     with pytest.raises(RuntimeError):
-        services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     assert _snapshot(ctx, game_id) == before
 
 
 def test_moves_before_the_start_are_refused(ctx):
     game_id, toks = new_game(ctx, start=False)
     with pytest.raises(errors.Conflict) as refused:
-        services.submit_move(ctx, toks[0], "1-2", None, 0)
+        games.submit_move(ctx, toks[0], "1-2", None, 0)
     assert refused.value.code == "not-started"
 
 
@@ -146,21 +148,21 @@ def test_forged_tokens_are_unauthorized(ctx):
     new_game(ctx)
     for token in ["x" * 43, "", None, "a b", "A" * 500]:
         with pytest.raises(errors.Unauthorized):
-            services.seat_view(ctx, token)
+            games.seat_view(ctx, token)
         with pytest.raises(errors.Unauthorized):
-            services.submit_move(ctx, token, "1-2", None, 0)
+            games.submit_move(ctx, token, "1-2", None, 0)
 
 
 def test_a_whole_game_exports_a_record_that_replays_to_what_the_service_shows(ctx):
     game_id, toks = new_game(ctx, 2)
     with pytest.raises(errors.NotFound):
-        services.export_game(ctx, "nosuchgame2345")
+        games.export_game(ctx, "nosuchgame2345")
     while True:
-        view = services.public_game(ctx, game_id)
+        view = games.public_game(ctx, game_id)
         if view["finished"]:
             break
         play(ctx, toks, 1)
-    record = services.export_game(ctx, game_id)
+    record = games.export_game(ctx, game_id)
     assert set(record["clans"].values()) == {p["clan"] for p in view["players"]}
     result = replay(record)
     assert "error" not in result, result
@@ -170,5 +172,5 @@ def test_a_whole_game_exports_a_record_that_replays_to_what_the_service_shows(ct
     game_over = caught(ctx, kind="game-over")
     assert len(game_over) == 2
     with pytest.raises(errors.Conflict) as over:
-        services.submit_move(ctx, toks[0], "1-2", None, view["ply"])
+        games.submit_move(ctx, toks[0], "1-2", None, view["ply"])
     assert over.value.code == "game-over"

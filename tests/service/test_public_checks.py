@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pbem import cli
-from pbem.config import UnsafeConfig, check_safe, load_config
+from pbem.core.config import UnsafeConfig, check_safe, load_config
 
 
 @pytest.mark.parametrize("url", ["https://clans.example", "http://203.0.113.5:5000", "http://[2001:db8::1]/"])

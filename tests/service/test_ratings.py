@@ -13,12 +13,17 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import admin, errors, ratings, rules, services
-from pbem.db import as_utc, session_scope
-from pbem.models import Game, Rating, Seat
-from pbem.players import address_hash
+from pbem.core import tokens
+from pbem.ops import admin
+from pbem.core import errors
+from pbem.people import ratings
+from pbem import rules
+from pbem.core.db import as_utc, session_scope
+from pbem.core.models import Game, Rating, Seat
+from pbem.people.players import address_hash
 from tests.support.clock import frozen_clock
 from tests.support.games import PLAYERS, db_id, finish, last_move_position, new_game, play, set_huts, to_move
+from pbem import games
 
 
 def rating_rows(ctx: Any) -> dict[str, tuple[float, float, int]]:
@@ -36,7 +41,7 @@ def game_row(ctx: Any, public_id: str) -> Game:
 
 
 def final_scores(ctx: Any, public_id: str) -> dict[str, int]:
-    view = services.public_game(ctx, public_id)
+    view = games.public_game(ctx, public_id)
     return {p["name"]: p["final_score"] for p in view["players"]}
 
 
@@ -47,7 +52,7 @@ def test_a_game_of_people_moves_every_players_rating_once(ctx: Any) -> None:
     set_huts(ctx, game_id, huts)
     mover, view = to_move(ctx, toks)
     final = view["legal_moves"][0]
-    assert services.submit_move(ctx, mover, final, None, view["ply"])["status"] == "finished"
+    assert games.submit_move(ctx, mover, final, None, view["ply"])["status"] == "finished"
 
     rows = rating_rows(ctx)
     scores = final_scores(ctx, game_id)
@@ -62,7 +67,7 @@ def test_a_game_of_people_moves_every_players_rating_once(ctx: Any) -> None:
                 assert rows[a][0] == pytest.approx(rows[b][0])
     assert game_row(ctx, game_id).rated_at is not None
     # Each seat's result is stored with it.
-    public = services.public_game(ctx, game_id)
+    public = games.public_game(ctx, game_id)
     with session_scope(ctx.engine) as session:
         seats = {s.name: s for s in session.exec(select(Seat).where(col(Seat.game_id) == db_id(session, game_id)))}
     for name, seat in seats.items():
@@ -70,7 +75,7 @@ def test_a_game_of_people_moves_every_players_rating_once(ctx: Any) -> None:
         assert seat.won == (name in public["winners"])
 
     # The finishing path again: the same final move resubmitted, and the end recorded a second time.
-    assert services.submit_move(ctx, mover, final, None, view["ply"])["status"] == "finished"
+    assert games.submit_move(ctx, mover, final, None, view["ply"])["status"] == "finished"
     assert rating_rows(ctx) == rows
     with session_scope(ctx.engine) as session:
         game = session.exec(select(Game).where(Game.public_id == game_id)).one()
@@ -92,7 +97,7 @@ def test_the_final_move_sent_twice_at_once_rates_once(ctx: Any) -> None:
     def send(move: str) -> None:
         start.wait()
         try:
-            outcomes.append(services.submit_move(ctx, token, move, None, view["ply"])["status"])
+            outcomes.append(games.submit_move(ctx, token, move, None, view["ply"])["status"])
         except errors.ServiceError as e:
             outcomes.append(e.code)
 
@@ -104,7 +109,7 @@ def test_the_final_move_sent_twice_at_once_rates_once(ctx: Any) -> None:
     for t in threads:
         t.join(30)
     assert len(outcomes) == 2 and "finished" in outcomes
-    assert services.public_game(ctx, game_id)["status"] == "finished"
+    assert games.public_game(ctx, game_id)["status"] == "finished"
     assert sorted(games for _, _, games in rating_rows(ctx).values()) == [1, 1, 1]
 
 
@@ -126,7 +131,7 @@ def test_a_game_the_computer_played_any_part_of_is_not_rated(ctx: Any, computer:
     mover, _ = to_move(ctx, toks)
     with session_scope(ctx.engine) as session:
         seat = next(s for s in session.exec(select(Seat).where(col(Seat.game_id) == db_id(session, game_id)))
-                    if s.token_hash != services.tokens.digest(mover))
+                    if s.token_hash != tokens.digest(mover))
         seat.bot, seat.bot_from = "medium", 0 if computer == "from the start" else 1
         session.add(seat)
     finish(ctx, game_id, toks)
@@ -143,9 +148,9 @@ def test_a_cancelled_game_is_not_rated(ctx: Any) -> None:
     huts, _ = last_move_position()
     set_huts(ctx, game_id, huts)
     admin.cancel(ctx, game_id)
-    token, view = next((t, v) for t in toks if (v := services.seat_view(ctx, t))["legal_moves"])
+    token, view = next((t, v) for t in toks if (v := games.seat_view(ctx, t))["legal_moves"])
     with pytest.raises(errors.Conflict):
-        services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     assert rating_rows(ctx) == {}
     assert game_row(ctx, game_id).rated_at is None
 
@@ -160,8 +165,8 @@ def test_a_game_the_autopilot_ended_is_rated(ctx: Any) -> None:
     deadline = as_utc(game.deadline)
     assert deadline is not None
     now.at = deadline + timedelta(seconds=1)
-    assert services.autopilot_move(ctx, db_id(ctx, game_id), game.ply) is not None
-    assert services.public_game(ctx, game_id)["status"] == "finished"
+    assert games.autopilot_move(ctx, db_id(ctx, game_id), game.ply) is not None
+    assert games.public_game(ctx, game_id)["status"] == "finished"
     assert sorted(games for _, _, games in rating_rows(ctx).values()) == [1, 1, 1]
 
 

@@ -9,12 +9,15 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import errors, rematch, services
-from pbem.db import session_scope
-from pbem.models import Game, Seat, Suppression
-from pbem.players import address_hash
+from pbem.core import tokens
+from pbem.core import errors
+from pbem.table import rematch
+from pbem.core.db import session_scope
+from pbem.core.models import Game, Seat, Suppression
+from pbem.people.players import address_hash
 from tests.support.games import PLAYERS, db_id, finish, new_game, play, seat_tokens
 from tests.support.messages import caught
+from pbem import games
 
 
 def seats_of(ctx: Any, public_id: str) -> list[Seat]:
@@ -30,7 +33,7 @@ def games_count(ctx: Any) -> int:
 
 def finished_game(ctx: Any) -> tuple[str, list[str]]:
     game_id, toks = new_game(ctx, 3)
-    services.set_language(ctx, toks[1], "cs", "Europe/Prague")
+    games.set_language(ctx, toks[1], "cs", "Europe/Prague")
     play(ctx, toks, 2)
     finish(ctx, game_id, toks)
     return game_id, toks
@@ -43,7 +46,7 @@ def by_email(ctx: Any, public_id: str) -> dict[str, Seat]:
 def test_a_rematch_has_the_same_players_and_the_one_who_asks_is_in(ctx: Any) -> None:
     game_id, toks = finished_game(ctx)
     old = by_email(ctx, game_id)
-    asker = next(s for s in old.values() if s.token_hash == services.tokens.digest(toks[1]))
+    asker = next(s for s in old.values() if s.token_hash == tokens.digest(toks[1]))
     invites_before = len(caught(ctx, kind="invite"))
 
     made = rematch.play_again(ctx, toks[1])
@@ -57,8 +60,8 @@ def test_a_rematch_has_the_same_players_and_the_one_who_asks_is_in(ctx: Any) -> 
         assert seat.bot is None and seat.clan is None
     # The one who clicked is accepted and holds the returned token; the others are invited by mail.
     assert new[asker.email].accepted_at is not None
-    assert made.token is not None and services.seat_view(ctx, made.token)["status"] == "waiting"
-    assert services.seat_view(ctx, made.token)["you"] == asker.name
+    assert made.token is not None and games.seat_view(ctx, made.token)["status"] == "waiting"
+    assert games.seat_view(ctx, made.token)["you"] == asker.name
     others = {e for e in new if e != asker.email}
     assert all(new[e].accepted_at is None for e in others)
     invites = caught(ctx, kind="invite")[invites_before:]
@@ -70,9 +73,9 @@ def test_a_rematch_has_the_same_players_and_the_one_who_asks_is_in(ctx: Any) -> 
         assert again.rematch_of == db_id(session, game_id)
     # When the others accept, it starts like any game.
     for email in others:
-        services.accept(ctx, next(t for t in seat_tokens(ctx, made.game)
-                                  if services.seat_view(ctx, t)["you"] == new[email].name))
-    assert services.public_game(ctx, made.game)["status"] == "active"
+        games.accept(ctx, next(t for t in seat_tokens(ctx, made.game)
+                                  if games.seat_view(ctx, t)["you"] == new[email].name))
+    assert games.public_game(ctx, made.game)["status"] == "active"
 
 
 def test_asking_twice_or_two_players_asking_makes_one_rematch(ctx: Any) -> None:
@@ -89,12 +92,12 @@ def test_asking_twice_or_two_players_asking_makes_one_rematch(ctx: Any) -> None:
     assert second.token == first.token
     # The other player is shown their own seat in it, not the first one's.
     assert other.token is not None and other.token != first.token
-    assert services.seat_view(ctx, other.token)["you"] == services.seat_view(ctx, toks[2])["you"]
+    assert games.seat_view(ctx, other.token)["you"] == games.seat_view(ctx, toks[2])["you"]
     assert games_count(ctx) == count and len(caught(ctx, kind="invite")) == invites
     # The seat page of the third player finds it too, with their own seat.
     shown = rematch.rematch_for_seat(ctx, toks[1])
     assert shown is not None and shown.game == first.game and shown.token not in (None, first.token, other.token)
-    assert services.seat_view(ctx, shown.token)["you"] == services.seat_view(ctx, toks[1])["you"]
+    assert games.seat_view(ctx, shown.token)["you"] == games.seat_view(ctx, toks[1])["you"]
     assert rematch.public_rematch(ctx, game_id) == first.game
 
 
@@ -147,7 +150,7 @@ def test_computer_seats_keep_their_level_and_a_handed_over_seat_goes_back_to_its
     with session_scope(ctx.engine) as session:
         # By token, not position: the start drew the seats' order anew.
         found = {s.token_hash: s for s in session.exec(select(Seat).where(col(Seat.game_id) == db_id(session, game_id)))}
-        seats = [found[services.tokens.digest(t)] for t in toks]
+        seats = [found[tokens.digest(t)] for t in toks]
         # Toks[2]'s seat was the computer's from the start; toks[1]'s was handed to it during the game.
         seats[2].bot, seats[2].bot_from, seats[2].email = "hard", 0, ""
         seats[1].bot, seats[1].bot_from = "medium", 3
@@ -185,9 +188,9 @@ def test_the_database_keeps_one_rematch_per_game_whoever_gets_there_first(ctx: A
     game_id, toks = finished_game(ctx)
     made = rematch.play_again(ctx, toks[0])
     count, invites = games_count(ctx), len(caught(ctx))
-    players = services.parse_players(PLAYERS)
+    players = games.parse_players(PLAYERS)
     with pytest.raises(errors.Conflict) as e:
-        services.start_game(ctx, players, confirmed=True, rematch_of=db_id(ctx, game_id))
+        games.start_game(ctx, players, confirmed=True, rematch_of=db_id(ctx, game_id))
     assert e.value.code == "rematch-exists"
     assert games_count(ctx) == count and len(caught(ctx)) == invites
     assert rematch.public_rematch(ctx, game_id) == made.game

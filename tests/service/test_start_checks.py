@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.config import DEV_SECRET_KEY, UnsafeConfig, check_safe, is_loopback, load_config
+from pbem.core.config import DEV_SECRET_KEY, UnsafeConfig, check_safe, is_loopback, load_config
 from tests.support.config import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from pbem import stats
-from pbem.db import session_scope
-from pbem.models import Game, MoveRecord, Seat
+from pbem.people import stats
+from pbem.core.db import session_scope
+from pbem.core.models import Game, MoveRecord, Seat
 from pbem.rules.tables import CLANS
 from tests.support.games import finish, new_game
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from pbem.db import make_engine, session_scope, upgrade
-from pbem.players import address_hash
-from pbem.services import is_suppressed
+from pbem.core.db import make_engine, session_scope, upgrade
+from pbem.people.players import address_hash
+from pbem.people.reachability import is_suppressed
 
 
 def test_old_rows_come_to_stop_their_mailbox(tmp_path: Path) -> None:

@@ -10,17 +10,19 @@ from datetime import datetime
 import pytest
 from sqlmodel import col, select
 
-from pbem import errors, services, talk
-from pbem.db import session_scope
-from pbem.models import Game, Outbox, Seat, TableMessage
-from pbem.queries import table_news, table_seen_at
+from pbem.core import errors
+from pbem.table import talk
+from pbem.core.db import session_scope
+from pbem.core.models import Game, Outbox, Seat, TableMessage
+from pbem.core.queries import table_news, table_seen_at
 from tests.support.clock import frozen_clock
 from tests.support.games import db_id, redeal_others, new_game, play, to_move
 from tests.support.web import snapshot
+from pbem import games
 
 
 def seat_of(ctx, token) -> int:
-    return services.seat_view(ctx, token)["seat"]
+    return games.seat_view(ctx, token)["seat"]
 
 
 def talk_rows(ctx) -> list[Outbox]:
@@ -31,14 +33,14 @@ def talk_rows(ctx) -> list[Outbox]:
 def post_from_reply(ctx, token, text, outbox=None) -> int:
     """What the reply worker does: post in its own transaction, as the seat."""
     with session_scope(ctx.engine) as session:
-        seat, _, _ = services.seat_and_game(session, token)
+        seat, _, _ = games.seat_and_game(session, token)
         return talk.post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
 
 
 def test_a_message_from_the_page_is_at_every_players_table(ctx):
     game_id, toks = new_game(ctx)
     view = talk.talk(ctx, toks[0], "  Good luck, everyone!  ")
-    assert view["you"] == services.seat_view(ctx, toks[0])["you"]
+    assert view["you"] == games.seat_view(ctx, toks[0])["you"]
     author = view["you"]
     for n, t in enumerate(toks):
         table = talk.table(ctx, t)
@@ -130,7 +132,7 @@ def test_a_seat_that_writes_too_much_is_held_back_and_changes_nothing(app, ctx):
 
 def email_of(ctx, token) -> str:
     with session_scope(ctx.engine) as session:
-        return services.seat_and_game(session, token)[0].email
+        return games.seat_and_game(session, token)[0].email
 
 
 def test_each_message_is_mailed_only_to_the_players_who_asked(ctx):
@@ -142,11 +144,11 @@ def test_each_message_is_mailed_only_to_the_players_who_asked(ctx):
     (message,) = talk.table(ctx, toks[0]).messages
     assert [(r.event, r.recipient) for r in talk_rows(ctx)] == [(f"talk:{message['id']}", email_of(ctx, toks[1]))]
     # Mail turned off altogether: no talk mail either, whatever the box says.
-    services.set_mail(ctx, toks[1], "none")
+    games.set_mail(ctx, toks[1], "none")
     talk.talk(ctx, toks[0], "anyone?")
     assert len(talk_rows(ctx)) == 1
     # The box unticked: nothing more for Bob; Ann, who asked, gets Cid's message.
-    services.set_mail(ctx, toks[1], "every")
+    games.set_mail(ctx, toks[1], "every")
     talk.set_talk_mail(ctx, toks[1], False)
     talk.talk(ctx, toks[2], "quiet")
     assert [r.recipient for r in talk_rows(ctx)] == [email_of(ctx, toks[1]), email_of(ctx, toks[0])]
@@ -195,7 +197,7 @@ def test_the_table_is_open_after_the_game_ends(ctx):
 def test_the_public_view_has_no_table(ctx):
     game_id, toks = new_game(ctx)
     talk.talk(ctx, toks[0], "our little secret")
-    assert "our little secret" not in json.dumps(services.public_game(ctx, game_id))
+    assert "our little secret" not in json.dumps(games.public_game(ctx, game_id))
 
 
 def test_a_seat_page_shows_the_newest_messages_and_counts_the_rest(ctx, monkeypatch):
@@ -238,7 +240,7 @@ def test_the_news_of_a_seat_are_the_others_messages_since_it_last_had_the_table(
     now.advance(minutes=1)
     talk.talk(ctx, others[1], "after your move")
     with session_scope(ctx.engine) as session:
-        seat, _, _ = services.seat_and_game(session, mover)
+        seat, _, _ = games.seat_and_game(session, mover)
         # The last turn mail that went: its reader may have moved by reply, without the page.
         assert table_seen_at(session, seat) == started
         news, more = table_news(session, seat, table_seen_at(session, seat))

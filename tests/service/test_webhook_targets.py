@@ -8,8 +8,8 @@ import ipaddress
 
 import pytest
 
-from pbem.errors import Invalid
-from pbem.webhook_targets import allowed_hosts, check_target, is_public, parse_target, resolve
+from pbem.core.errors import Invalid
+from pbem.table.webhook_targets import allowed_hosts, check_target, is_public, parse_target, resolve
 
 NOBODY: dict[str, str] = {"WEBHOOK_ALLOW": ""}
 

@@ -25,7 +25,7 @@ class Clock:
 
 def frozen_clock(ctx: Any) -> Clock:
     """Replace the context's clock with one the test moves by hand."""
-    from pbem.models import utcnow
+    from pbem.core.models import utcnow
 
     clock = Clock(utcnow())
     ctx.now = clock

@@ -9,11 +9,12 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from pbem import services, tokens
-from pbem.db import as_utc, session_scope
-from pbem.models import Game, Seat
+from pbem.core import tokens
+from pbem.core.db import as_utc, session_scope
+from pbem.core.models import Game, Seat
 from pbem.rules import classic_board
 from pbem.rules.tables import CLANS
+from pbem import games
 
 PLAYERS = [
     {"name": "Ann", "email": "ann@example.org"},
@@ -60,21 +61,21 @@ def new_game(ctx: Any, players: int = 3, *, start: bool = True) -> tuple[str, li
     """A game with ``players`` players, all accepted (so dealt) when ``start``;
     otherwise confirmed by its first player, so that every player has an
     invitation (the first player's asked them to confirm)."""
-    game_id = services.start_game(ctx, services.parse_players(PLAYERS[:players] if players <= 3 else PLAYERS + [
+    game_id = games.start_game(ctx, games.parse_players(PLAYERS[:players] if players <= 3 else PLAYERS + [
         {"name": "Dee", "email": "dee@example.org"}]))
     toks = seat_tokens(ctx, game_id)
     if not start:
-        services.accept(ctx, toks[0])
+        games.accept(ctx, toks[0])
     if start:
         for t in toks:
-            services.accept(ctx, t)
+            games.accept(ctx, t)
     return game_id, toks
 
 
 def to_move(ctx: Any, toks: list[str]) -> tuple[str, dict[str, Any]]:
     """The token of the seat to move and its view."""
     for t in toks:
-        view = services.seat_view(ctx, t)
+        view = games.seat_view(ctx, t)
         if view["your_turn"]:
             return t, view
     raise AssertionError("nobody is to move")
@@ -84,7 +85,7 @@ def play(ctx: Any, toks: list[str], moves: int) -> None:
     """Play ``moves`` moves, each the first legal move of the seat to move."""
     for _ in range(moves):
         t, view = to_move(ctx, toks)
-        services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
 
 
 def game_state(ctx: Any, game_id: str) -> dict[str, Any]:
@@ -136,8 +137,8 @@ def finish(ctx: Any, game_id: str, toks: list[str]) -> None:
     set_huts(ctx, game_id, huts)
     token, view = to_move(ctx, toks)
     assert view["legal_moves"], view["legal_moves"]
-    services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
-    assert services.public_game(ctx, game_id)["status"] == "finished"
+    games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
+    assert games.public_game(ctx, game_id)["status"] == "finished"
 
 
 def redeal_others(ctx: Any, game_id: str, viewer: int) -> None:
@@ -162,8 +163,8 @@ def play_to_end(ctx: Any, toks: list[str]) -> int:
     """Play a started game to its natural end (each seat's first legal move, so
     that its record replays to the stored position); the number of moves."""
     moves = 0
-    while services.seat_view(ctx, toks[0])["status"] == "active":
+    while games.seat_view(ctx, toks[0])["status"] == "active":
         t, view = to_move(ctx, toks)
-        services.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
+        games.submit_move(ctx, t, view["legal_moves"][0], None, view["ply"])
         moves += 1
     return moves

@@ -15,14 +15,18 @@ from email import message_from_string, policy
 from pathlib import Path
 
 import pbem
-from pbem import admin, clock, services, talk
-from pbem.db import session_scope
+from pbem.ops import admin
+from pbem.workers import clock
+from pbem.table import talk
+from pbem.core.db import session_scope
 from pbem.mail import messages
-from pbem.models import CaughtMail, Game, Seat
-from pbem.outbox import KINDS
+from pbem.core.models import CaughtMail, Game, Seat
+from pbem.core.outbox import KINDS
 from pbem.web import create_app
 from sqlalchemy import update
 from sqlmodel import col, select
+from pbem.people import signin
+from pbem import games
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"},
            {"name": "Cid", "email": "cid@example.org", "language": "hu"}]
@@ -39,15 +43,15 @@ def main() -> None:
     css = client.get("/static/style.css").get_data(as_text=True)
 
     # A game through every step that mails someone.
-    game_id = services.start_game(ctx, services.parse_players(PLAYERS))  # invite
+    game_id = games.start_game(ctx, games.parse_players(PLAYERS))  # invite
     tokens = seat_tokens(ctx, game_id)
     for token in tokens:
-        services.accept(ctx, token)  # the others' invites, then the first turn
+        games.accept(ctx, token)  # the others' invites, then the first turn
     talk.set_talk_mail(ctx, tokens[1], True)
     talk.set_talk_mail(ctx, tokens[2], True)
     talk.talk(ctx, tokens[0], "Good luck, all")  # talk
-    services.request_login(ctx, PLAYERS[0]["email"])  # login
-    services.replace_seat_link(ctx, tokens[0])  # link
+    signin.request_login(ctx, PLAYERS[0]["email"])  # login
+    games.replace_seat_link(ctx, tokens[0])  # link
     tokens = seat_tokens(ctx, game_id)
     with session_scope(ctx.engine) as session:
         session.exec(update(Game).where(col(Game.public_id) == game_id)
@@ -62,11 +66,11 @@ def main() -> None:
     play(ctx, tokens, 3)
     clock.send_digests(ctx)  # digest
     admin.cancel(ctx, game_id)  # cancelled
-    over = services.start_game(ctx, services.parse_players(PLAYERS[:2]))
+    over = games.start_game(ctx, games.parse_players(PLAYERS[:2]))
     over_tokens = seat_tokens(ctx, over)
     for token in over_tokens:
-        services.accept(ctx, token)
-    while services.public_game(ctx, over)["status"] == "active":
+        games.accept(ctx, token)
+    while games.public_game(ctx, over)["status"] == "active":
         play(ctx, over_tokens, 1)  # ... to the end: game-over
 
     built: dict[str, dict[str, object]] = {}
@@ -101,7 +105,7 @@ def main() -> None:
 
 
 def seat_tokens(ctx: object, game_id: str) -> list[str]:
-    from pbem import tokens
+    from pbem.core import tokens
 
     with session_scope(ctx.engine) as session:  # type: ignore[attr-defined]
         seats = session.exec(select(Seat).join(Game, col(Game.id) == col(Seat.game_id))
@@ -112,9 +116,9 @@ def seat_tokens(ctx: object, game_id: str) -> list[str]:
 def play(ctx: object, tokens: list[str], moves: int) -> None:
     for _ in range(moves):
         for token in tokens:
-            view = services.seat_view(ctx, token)  # type: ignore[arg-type]
+            view = games.seat_view(ctx, token)  # type: ignore[arg-type]
             if view["your_turn"]:
-                services.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])  # type: ignore[arg-type]
+                games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])  # type: ignore[arg-type]
                 break
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from pbem.db import session_scope
+from pbem.core.db import session_scope
 from pbem.mail import messages
-from pbem.models import CaughtMail
+from pbem.core.models import CaughtMail
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
 

@@ -9,9 +9,10 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import Any
 
-from pbem import replies, tokens
-from pbem.db import session_scope
-from pbem.models import Inbound
+from pbem.inbound import replies
+from pbem.core import tokens
+from pbem.core.db import session_scope
+from pbem.core.models import Inbound
 from tests.support.messages import caught, newest
 
 ANSWERS = ("reply-accepted", "reply-refused", "reply-confirm")

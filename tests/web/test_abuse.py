@@ -13,9 +13,11 @@ import pytest
 from sqlalchemy import event, text
 from sqlmodel import select
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import Game, Outbox
+from pbem import games
+from pbem.games import starting
+from pbem.people import signin
+from pbem.core.db import session_scope
+from pbem.core.models import Game, Outbox
 from tests.support.games import PLAYERS, db_id, new_game, seat_tokens
 from tests.support.messages import caught
 from tests.support.web import ask_for_link, csrf_from, csrf_token, link_in, snapshot
@@ -40,9 +42,9 @@ def test_an_anonymous_start_mails_only_the_creator_until_they_accept(client: Any
     assert [m["To"] for m in caught(ctx)] == ["ann@example.org"]
     toks = seat_tokens(ctx, r.json["id"])
     # Bob's link exists but nobody sent it; his accepting would not mail anyone.
-    services.accept(ctx, toks[0])
+    games.accept(ctx, toks[0])
     assert sorted(m["To"] for m in caught(ctx, kind="invite")) == sorted(p["email"] for p in PLAYERS)
-    services.accept(ctx, toks[0])  # accepting again sends nothing again
+    games.accept(ctx, toks[0])  # accepting again sends nothing again
     assert len(caught(ctx, kind="invite")) == 3
 
 
@@ -143,7 +145,7 @@ def test_requests_at_the_same_moment_cannot_all_pass_a_limit(app: Any, redis_url
     import threading
     import uuid
 
-    from pbem.errors import RateLimited
+    from pbem.core.errors import RateLimited
     from pbem.web import create_app
     from tests.support.config import app_config
 
@@ -200,8 +202,8 @@ def test_moves_and_page_views_are_never_limited(client: Any, ctx: Any) -> None:
         assert client.get(f"/play/{toks[0]}").status_code == 200
         assert client.get(f"/api/v1/games/{game_id}").status_code == 200
     for _ in range(30):
-        token = next(t for t in toks if services.seat_view(ctx, t)["your_turn"])
-        view = services.seat_view(ctx, token)
+        token = next(t for t in toks if games.seat_view(ctx, t)["your_turn"])
+        view = games.seat_view(ctx, token)
         r = client.post("/api/v1/seat/moves", headers={"Authorization": f"Bearer {token}"},
                         json={"move": view["legal_moves"][0], "ply": view["ply"]})
         assert r.status_code == 200
@@ -299,10 +301,10 @@ def test_sign_in_does_the_same_work_whether_or_not_the_address_has_games(ctx: An
 
     event.listen(ctx.engine, "before_cursor_execute", count)
     try:
-        services.request_login(ctx, "ann@example.org")
+        signin.request_login(ctx, "ann@example.org")
         known = list(statements)
         statements.clear()
-        services.request_login(ctx, "zed@example.org")
+        signin.request_login(ctx, "zed@example.org")
         unknown = list(statements)
     finally:
         event.remove(ctx.engine, "before_cursor_execute", count)
@@ -343,7 +345,7 @@ def test_a_leaked_seat_link_can_be_replaced(client: Any, ctx: Any) -> None:
     assert mail["To"] == "ann@example.org"
     new = re.search(r"https://clans\.example/play/(\S+)", mail.get_body(preferencelist=("plain",)).get_content())
     assert new and new.group(1) != old and new.group(1) not in done.get_data(as_text=True)
-    assert services.seat_view(ctx, new.group(1))["you"] == "Ann"
+    assert games.seat_view(ctx, new.group(1))["you"] == "Ann"
     assert new.group(1) in seat_tokens(ctx, game_id) and old not in seat_tokens(ctx, game_id)
 
 
@@ -393,14 +395,14 @@ def test_the_mailbox_is_not_there_on_a_public_address(client: Any) -> None:
 def test_clans_do_not_follow_the_stored_seed(ctx: Any, monkeypatch: Any) -> None:
     """Games whose stored seed (and so public set-up) is the same are dealt
     clans independently."""
-    monkeypatch.setattr(services.secrets, "randbits", lambda bits: 4242)
+    monkeypatch.setattr(starting.secrets, "randbits", lambda bits: 4242)
     ctx.limit = lambda name, keys: None  # ten games for the same players in a moment
     deals = set()
     setups = set()
     for _ in range(10):
         game_id, toks = new_game(ctx, 2)
-        setups.add(str(services.public_game(ctx, game_id)["huts"]))
-        deals.add(tuple(services.seat_view(ctx, t)["clan"] for t in toks))
+        setups.add(str(games.public_game(ctx, game_id)["huts"]))
+        deals.add(tuple(games.seat_view(ctx, t)["clan"] for t in toks))
         with session_scope(ctx.engine) as session:
             assert session.exec(select(Game.seed).where(Game.public_id == game_id)).one() == 4242
     assert len(setups) == 1

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import Game, MoveRecord
+from pbem import games
+from pbem.core.db import session_scope
+from pbem.core.models import Game, MoveRecord
 from pbem.rules import CLANS
 from tests.support.games import PLAYERS, new_game, play, seat_tokens, to_move
 from tests.support.messages import caught
@@ -75,7 +75,7 @@ def test_malformed_move_requests(client, ctx, body, status, code):
     r = client.post("/api/v1/seat/moves", headers={**bearer(token), "Content-Type": "application/json"},
                     data=body)
     assert r.status_code == status and r.json["error"]["code"] == code
-    assert services.public_game(ctx, game_id)["ply"] == 0
+    assert games.public_game(ctx, game_id)["ply"] == 0
 
 
 @pytest.mark.parametrize("ply", [True, False, 1.5, "1", None])
@@ -88,7 +88,7 @@ def test_a_ply_that_is_not_a_whole_number_is_refused(client, ctx, ply):
     assert view["ply"] == 1
     r = client.post("/api/v1/seat/moves", headers=bearer(token), json={"move": view["legal_moves"][0], "ply": ply})
     assert r.status_code == 400 and r.json["error"]["code"] == "bad-request", r.json
-    assert services.public_game(ctx, game_id)["ply"] == 1
+    assert games.public_game(ctx, game_id)["ply"] == 1
 
 
 def test_another_seat_resending_the_last_move_is_stale(client, ctx):
@@ -102,7 +102,7 @@ def test_another_seat_resending_the_last_move_is_stale(client, ctx):
         r = client.post("/api/v1/seat/moves", headers=bearer(other), json=body)
         assert r.status_code == 409 and r.json["error"]["code"] == "stale", r.json
     assert client.post("/api/v1/seat/moves", headers=bearer(token), json=body).status_code == 200
-    assert services.public_game(ctx, game_id)["ply"] == 1
+    assert games.public_game(ctx, game_id)["ply"] == 1
 
 
 def test_refusals_carry_the_rules_codes(client, ctx):
@@ -172,13 +172,13 @@ def test_no_api_answer_shows_another_players_clan_before_the_end(client, ctx):
 
 def test_get_and_head_change_nothing(client, ctx):
     game_id, toks = new_game(ctx, start=False)
-    before = services.public_game(ctx, game_id)
+    before = games.public_game(ctx, game_id)
     for token in toks:
         client.get("/api/v1/seat", headers=bearer(token))
         client.head("/api/v1/seat", headers=bearer(token))
         client.get(f"/play/{token}")
         client.head(f"/play/{token}")
-    assert services.public_game(ctx, game_id) == before
+    assert games.public_game(ctx, game_id) == before
     assert before["status"] == "invited"
 
 
@@ -201,4 +201,4 @@ def test_pause_via_the_api(client: Any, ctx: Any) -> None:
     assert client.post("/api/v1/seat/pause", json={"days": 1},
                        headers={"Authorization": "Bearer nope"}).status_code == 401
     assert client.post("/api/v1/seat/pause", json={}, headers=auth).status_code == 422
-    assert services.seat_view(ctx, t)["vacation_days_left"] == 5
+    assert games.seat_view(ctx, t)["vacation_days_left"] == 5

@@ -36,9 +36,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from pbem import errors, services
+from pbem.core import errors
 from tests.support.config import app_config
 from tests.support.games import new_game, play
+from pbem import games
 
 # Valid and invalid data for each operation, bounded so that the file runs in seconds.
 MAX_EXAMPLES = 30
@@ -105,7 +106,7 @@ class World:
     def to_move(self) -> tuple[str, dict[str, Any]]:
         """The token and view of the seat to move in the started game (any seat
         once the game is over: the moves fuzzed into it may finish it)."""
-        views = [(token, services.seat_view(self.ctx, token)) for token in self.started]
+        views = [(token, games.seat_view(self.ctx, token)) for token in self.started]
         return next(((t, v) for t, v in views if v["your_turn"]), views[0])
 
     def token_for(self, path: str) -> str:
@@ -312,11 +313,11 @@ def test_text_that_cannot_be_stored_gets_what_the_document_says(world: World, pa
     body = dict(_VALID_BODIES[path])
     body.update({"value": {"note": bad}, "key": {bad: 1}, "deep": {"notes": [[{"x": ["ok", bad]}]]}}[where])
     case = schema[path]["POST"].Case(body=body, headers={"Authorization": f"Bearer {world.started[1]}"})
-    before = services.public_game(world.ctx, world.game_ids[1])
+    before = games.public_game(world.ctx, world.game_ids[1])
     response = case.call(app=world.app)
     assert response.status_code == 422 and response.json()["error"]["code"] == "bad-text", response.text
     case.validate_response(response, checks=ANSWER_CHECKS)
-    assert services.public_game(world.ctx, world.game_ids[1]) == before
+    assert games.public_game(world.ctx, world.game_ids[1]) == before
 
 
 @pytest.mark.parametrize("path, body", [("/seat/discord", {"discord_id": "123456789012345678"}),
@@ -324,7 +325,7 @@ def test_text_that_cannot_be_stored_gets_what_the_document_says(world: World, pa
 def test_a_seat_the_computer_plays_gets_what_the_document_says(world: World, path: str, body: dict[str, Any]) -> None:
     """Its link only shows the game: 409 computer-seat, documented with that code."""
     _, tokens = new_game(world.ctx)
-    services.hand_to_computer(world.ctx, tokens[0], "easy", None)
+    games.hand_to_computer(world.ctx, tokens[0], "easy", None)
     case = schema[path]["POST"].Case(body=body, headers={"Authorization": f"Bearer {tokens[0]}"})
     response = case.call(app=world.app)
     assert response.status_code == 409 and response.json()["error"]["code"] == "computer-seat", response.text
@@ -362,7 +363,7 @@ def _agree(schema_part: dict[str, Any], value: str, accepted: bool) -> None:
 def _takes(player: dict[str, str], field: str) -> bool:
     """Whether the service takes this player's ``field`` (the other player is plain)."""
     try:
-        services.parse_players([player, {"name": "Other Player", "email": "other@example.org"}])
+        games.parse_players([player, {"name": "Other Player", "email": "other@example.org"}])
     except errors.Invalid as e:
         if e.player == 1 and e.field == field:
             return False

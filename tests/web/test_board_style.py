@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pbem import services
+from pbem import games
 from tests.support.games import finish, new_game, play
 from tests.support.web import csrf_from, snapshot
 
@@ -39,7 +39,7 @@ def test_the_seat_page_offers_the_style_and_draws_its_choice(client: Any, ctx: A
 
     response = client.post(f"/play/{toks[0]}/style", data={"csrf_token": csrf_from(page), "style": "contrast"})
     assert response.status_code == 303 and response.headers["Location"].endswith(f"/play/{toks[0]}#style-title")
-    assert services.seat_view(ctx, toks[0])["board_style"] == "contrast"
+    assert games.seat_view(ctx, toks[0])["board_style"] == "contrast"
     page = page_of(client, toks[0])
     assert "the board is drawn in high contrast" in page
     assert board_style_of(page) == "contrast" and '<pattern id="pattern-forest"' in page
@@ -51,7 +51,7 @@ def test_the_seat_page_offers_the_style_and_draws_its_choice(client: Any, ctx: A
 
     response = client.post(f"/play/{toks[0]}/style", data={"csrf_token": csrf_from(page), "style": "standard"})
     assert response.status_code == 303
-    assert services.seat_view(ctx, toks[0])["board_style"] == "standard"
+    assert games.seat_view(ctx, toks[0])["board_style"] == "standard"
 
 
 def test_a_bad_style_is_refused_and_changes_nothing(client: Any, ctx: Any) -> None:
@@ -93,7 +93,7 @@ def test_the_api_sets_the_style(client: Any, ctx: Any) -> None:
     response = client.post("/api/v1/seat/style", json={"style": "contrast"}, headers=auth)
     assert response.status_code == 200 and response.json["board_style"] == "contrast"
     assert client.get("/api/v1/seat", headers=auth).json["board_style"] == "contrast"
-    assert services.seat_view(ctx, toks[0])["board_style"] == "standard"
+    assert games.seat_view(ctx, toks[0])["board_style"] == "standard"
     # The public view has no seat's style.
     assert "board_style" not in client.get(f"/api/v1/games/{game_id}").json
 
@@ -109,7 +109,7 @@ def test_the_api_sets_the_style(client: Any, ctx: Any) -> None:
         assert response.status_code == 401, forged
         assert response.headers["WWW-Authenticate"].startswith("Bearer")
     assert snapshot(ctx) == before
-    assert services.seat_view(ctx, toks[2])["board_style"] == "contrast"
+    assert games.seat_view(ctx, toks[2])["board_style"] == "contrast"
 
 
 @pytest.mark.parametrize("style", ["standard", "contrast"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pbem import services
+from pbem import games
 from tests.support.games import seat_tokens
 from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token, snapshot
@@ -40,7 +40,7 @@ def test_a_row_of_the_start_form_may_be_the_computer(client: Any, ctx: Any) -> N
                 # A row given to the computer ignores what its boxes hold.
                 who3="medium", name3="typed by mistake")
     game_id = _game_id(client.post("/games", data=form))
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     assert [(p["name"], p["bot"], p["accepted"]) for p in view["players"]] == [
         ("Ann", None, False), ("Bob", None, False), ("Ada", "easy", True), ("Alan", "medium", True)]
     assert [m["To"] for m in caught(ctx)] == ["ann@example.org"]  # Ann confirms first
@@ -58,7 +58,7 @@ def test_a_bad_level_on_the_start_form_is_refused_and_marked(client: Any, ctx: A
 
 def test_play_against_the_computer_tonight(client: Any, ctx: Any) -> None:
     game_id = _game_id(client.post("/games", data=dict(SOLO, csrf_token=csrf_token(client))))
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     assert [p["bot"] for p in view["players"]] == [None, "hard", "hard", "hard"]
     # Not signed in: Ann confirms by mail, and accepting starts the game at once.
     (confirm,) = caught(ctx, kind="invite")
@@ -93,12 +93,12 @@ def test_bad_input_on_the_computer_form_changes_nothing(client: Any, ctx: Any, c
 
 def _started(client: Any, ctx: Any) -> tuple[str, str, str]:
     """A started game of Ann and Bob; the tokens of the one to move and the other."""
-    game_id = services.start_game(ctx, services.parse_players([
+    game_id = games.start_game(ctx, games.parse_players([
         {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]))
     toks = seat_tokens(ctx, game_id)
     for t in toks:
-        services.accept(ctx, t)
-    to_move = next(t for t in toks if services.seat_view(ctx, t)["your_turn"])
+        games.accept(ctx, t)
+    to_move = next(t for t in toks if games.seat_view(ctx, t)["your_turn"])
     return game_id, to_move, next(t for t in toks if t != to_move)
 
 
@@ -130,11 +130,11 @@ def test_hand_your_seat_to_the_computer_from_your_page(client: Any, ctx: Any) ->
 def test_hand_an_away_player_to_the_computer(client: Any, ctx: Any) -> None:
     from sqlmodel import select
 
-    from pbem.db import session_scope
-    from pbem.models import Seat
+    from pbem.core.db import session_scope
+    from pbem.core.models import Seat
 
     game_id, mover, other = _started(client, ctx)
-    away = services.seat_view(ctx, other)["seat"]
+    away = games.seat_view(ctx, other)["seat"]
     page = client.get(f"/play/{mover}").get_data(as_text=True)
     assert f'data-hand="{away}"' not in page  # nobody is away yet
     with session_scope(ctx.engine) as session:
@@ -149,7 +149,7 @@ def test_hand_an_away_player_to_the_computer(client: Any, ctx: Any) -> None:
     assert response.status_code == 303
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "plays Bob’s seat from now on" in page or "plays Ann’s seat from now on" in page
-    assert services.seat_view(ctx, mover)["players"][away]["bot"] == "hard"
+    assert games.seat_view(ctx, mover)["players"][away]["bot"] == "hard"
 
 
 def test_the_api_hands_a_seat_to_the_computer(client: Any, ctx: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pbem import services
+from pbem import games
 from tests.support.games import finish, seat_tokens
 from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token, sign_in
@@ -68,7 +68,7 @@ def test_a_game_with_people_still_invites_them(client: Any, ctx: Any) -> None:
 
 
 def test_signed_in_the_game_against_the_computer_opens_at_once(client: Any, ctx: Any) -> None:
-    services.start_game(ctx, services.parse_players([{"name": "Ann", "email": "ann@example.org"},
+    games.start_game(ctx, games.parse_players([{"name": "Ann", "email": "ann@example.org"},
                                                      {"name": "Bob", "email": "bob@example.org"}]))
     sign_in(client, ctx)
     response = client.post("/games", data=dict(SOLO, csrf_token=csrf_token(client)))
@@ -80,10 +80,10 @@ def test_signed_in_the_game_against_the_computer_opens_at_once(client: Any, ctx:
 
 
 def test_play_again_against_the_computer_says_it_has_begun(client: Any, ctx: Any) -> None:
-    game_id = services.start_game(ctx, services.parse_players([{"name": "Ann", "email": "ann@example.org"},
+    game_id = games.start_game(ctx, games.parse_players([{"name": "Ann", "email": "ann@example.org"},
                                                                {"bot": "easy"}]))
-    (ann,) = [t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == "Ann"]
-    services.accept(ctx, ann)
+    (ann,) = [t for t in seat_tokens(ctx, game_id) if games.seat_view(ctx, t)["you"] == "Ann"]
+    games.accept(ctx, ann)
     finish(ctx, game_id, [ann])
     page = client.get(f"/play/{ann}").get_data(as_text=True)
     assert "Start a new game against the computer: it begins at once." in page

@@ -99,7 +99,7 @@ def test_probes_arriving_together_share_one_round_of_checks(database_url: str) -
     # asking a thousand times must not cost a thousand connections.
     from sqlalchemy import event
 
-    from pbem import probes
+    from pbem.ops import probes
     from pbem.web import health
 
     app = create_app(app_config(database_url))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pbem import services
+from pbem import games
 from pbem.rules.tables import CLANS
 from tests.support.games import finish, game_state, new_game, play, set_state, to_move
 from tests.support.web import clan_marks
@@ -35,7 +35,7 @@ def test_each_seat_sees_its_own_clan_and_no_one_elses(client, ctx):
     play(ctx, toks, 5)
     clans = game_state(ctx, game_id)["clans"]
     for token in toks:
-        seat = services.seat_view(ctx, token)["seat"]
+        seat = games.seat_view(ctx, token)["seat"]
         page = client.get(f"/play/{token}").get_data(as_text=True)
         marks = clan_marks(page)
         assert marks == {"yours": [clans[seat]], "players": []}
@@ -60,7 +60,7 @@ def test_a_seat_page_does_not_depend_on_the_other_seats_clans(client, ctx):
     clans = state["clans"]
     unused = [c for c in CLANS if c not in clans]
     # Seats are numbered from the first player once the game starts.
-    by_seat = {services.seat_view(ctx, t)["seat"]: t for t in toks}
+    by_seat = {games.seat_view(ctx, t)["seat"]: t for t in toks}
 
     def pages() -> list[str]:
         out = [_main(client.get(f"/play/{by_seat[s]}").get_data(as_text=True)) for s in range(3)]
@@ -109,9 +109,9 @@ def test_after_the_end_every_clan_is_shown_to_everyone(client, ctx):
     game_id, toks = new_game(ctx, 3)
     finish(ctx, game_id, toks)
     clans = game_state(ctx, game_id)["clans"]
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     for token in toks:
-        seat = services.seat_view(ctx, token)["seat"]
+        seat = games.seat_view(ctx, token)["seat"]
         page = client.get(f"/play/{token}").get_data(as_text=True)
         marks = clan_marks(page)
         assert marks["yours"] == [clans[seat]]

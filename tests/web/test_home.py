@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pbem import services
+from pbem import games
 from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token, snapshot
 
@@ -52,7 +52,7 @@ def test_start_a_game_sends_invitations_and_shows_no_seat_links(client, ctx):
     assert "Check your email" in page and "Nobody else gets an email until Ann accepts" in " ".join(page.split())
     assert "Ann" in page and "Bob" in page and "Cid" in page
     assert "/play/" not in page  # each player gets their own link by email, nowhere else
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     assert view["status"] == "invited" and view["turn_hours"] == 48
     assert [p["name"] for p in view["players"]] == ["Ann", "Bob", "Cid"]
     # Only the one who started it is mailed, to confirm; the others when Ann accepts.
@@ -75,7 +75,7 @@ def test_default_turn_time_and_blank_optional_rows(client, ctx):
     response = client.post("/games", data=form)
     assert response.status_code == 303
     game_id = response.headers["Location"].split("/games/")[1].split("?")[0]
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     assert len(view["players"]) == 2 and view["turn_hours"] == 72
 
 

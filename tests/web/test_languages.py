@@ -8,9 +8,10 @@ import re
 import pytest
 from sqlmodel import col, select
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import Game, Seat
+from pbem import games
+from pbem.people import signin
+from pbem.core.db import session_scope
+from pbem.core.models import Game, Seat
 from tests.support.games import finish, new_game, play, to_move
 from tests.support.text import english_left
 from tests.support.web import csrf_token, snapshot
@@ -107,7 +108,7 @@ def test_the_api_refuses_unknown_languages_and_zones(client, ctx, extra, code):
 
 def test_a_seat_page_speaks_the_seats_language_whatever_the_browser_says(client, ctx):
     game_id, toks = new_game(ctx, 2)
-    services.set_language(ctx, toks[0], "hu", "Europe/Budapest")
+    games.set_language(ctx, toks[0], "hu", "Europe/Budapest")
     page = client.get(f"/play/{toks[0]}", headers={"Accept-Language": "pt"}).get_data(as_text=True)
     assert lang_of(page) == "hu"
     # The switch on a seat page changes the seat (and so its mail).
@@ -123,7 +124,7 @@ def test_a_player_saves_language_and_time_zone_on_their_page(client, ctx):
     r = client.post(f"/play/{toks[0]}/language", data={"language": "cs", "time_zone": "Europe/Prague",
                                                        "csrf_token": csrf_token(client, f"/play/{toks[0]}")})
     assert r.status_code == 303
-    view = services.seat_view(ctx, toks[0])
+    view = games.seat_view(ctx, toks[0])
     assert (view["language"], view["time_zone"]) == ("cs", "Europe/Prague")
     page = client.get(f"/play/{toks[0]}").get_data(as_text=True)
     assert lang_of(page) == "cs" and "data-offer-browser-zone" not in page
@@ -152,16 +153,16 @@ def test_no_english_left_on_the_play_page(client, ctx, code, stage):
     game_id, toks = new_game(ctx, 3, start=stage in ("active", "finished"))
     token = toks[0] if stage != "invited" else toks[1]
     if stage == "waiting":
-        services.accept(ctx, toks[1])
+        games.accept(ctx, toks[1])
         token = toks[1]
     if stage in ("active", "finished"):
         play(ctx, toks, 4)
         token, _ = to_move(ctx, toks)
     if stage == "finished":
         finish(ctx, game_id, toks)
-    services.set_language(ctx, token, "en", "")
+    games.set_language(ctx, token, "en", "")
     english = client.get(f"/play/{token}").get_data(as_text=True)
-    services.set_language(ctx, token, code, "")
+    games.set_language(ctx, token, code, "")
     translated = client.get(f"/play/{token}").get_data(as_text=True)
     assert english_left(english, translated) == []
     public_en = client.get(f"/games/{game_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
@@ -173,8 +174,8 @@ def test_signing_in_and_out_keeps_the_chosen_language(client, ctx):
     new_game(ctx, 2)  # ann@example.org has a game, so she may sign in
     client.post("/language", data={"language": "cs", "next": "/", "csrf_token": csrf_token(client)})
     with session_scope(ctx.engine) as session:
-        login = services.new_login(ctx, session, "ann@example.org")
-        path = services.login_link(ctx, login).removeprefix(ctx.base_url)
+        login = signin.new_login(ctx, session, "ann@example.org")
+        path = signin.login_link(ctx, login).removeprefix(ctx.base_url)
     r = client.post(path, data={"csrf_token": csrf_token(client, path)})
     assert r.status_code == 303
     assert lang_of(client.get("/games").get_data(as_text=True)) == "cs"

@@ -15,8 +15,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from pbem import services
-from pbem.errors import RateLimited
+from pbem import games
+from pbem.core.errors import RateLimited
 from tests.support.config import app_config
 from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token
@@ -93,7 +93,7 @@ def test_never_email_me_again_is_limited_per_client(make_app: Any) -> None:
     # A real token from another client still works.
     ctx = app.extensions["pbem"]
     n = uuid.uuid4().hex[:8]
-    game_id = services.start_game(ctx, services.parse_players([{"name": "Ann", "email": f"a{n}@example.org"},
+    game_id = games.start_game(ctx, games.parse_players([{"name": "Ann", "email": f"a{n}@example.org"},
                                                                {"name": "Bob", "email": f"b{n}@example.org"}]))
     invite = caught(ctx, recipient=f"a{n}@example.org")[-1]
     path = re.search(r"https://clans\.example(/never/\S+)",  # type: ignore[union-attr]
@@ -111,15 +111,15 @@ def test_games_a_signed_in_player_starts_are_limited_per_player(make_app: Any) -
     creator, friend = f"c{n}@example.org", f"f{n}@example.org"
 
     def players(first: str) -> Any:
-        return services.parse_players([{"name": "Cre", "email": first}, {"name": "Fri", "email": friend}])
+        return games.parse_players([{"name": "Cre", "email": first}, {"name": "Fri", "email": friend}])
 
-    services.start_game(ctx, players(creator), confirmed=True)
-    services.start_game(ctx, players(creator), confirmed=True)
+    games.start_game(ctx, players(creator), confirmed=True)
+    games.start_game(ctx, players(creator), confirmed=True)
     with pytest.raises(RateLimited):
-        services.start_game(ctx, players(creator), confirmed=True)
+        games.start_game(ctx, players(creator), confirmed=True)
     assert len(caught(ctx, recipient=friend, kind="invite")) == 2
     # Another player's games are counted apart.
-    services.start_game(ctx, players(f"d{n}@example.org"), confirmed=True)
+    games.start_game(ctx, players(f"d{n}@example.org"), confirmed=True)
     assert len(caught(ctx, recipient=friend, kind="invite")) == 3
 
 

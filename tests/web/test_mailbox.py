@@ -9,10 +9,11 @@ from typing import Any, Iterator
 import pytest
 from sqlmodel import col, select
 
-from pbem import services
-from pbem.db import session_scope
+from pbem import games
+from pbem.people import signin
+from pbem.core.db import session_scope
 from pbem.inbound.receiver import receiver
-from pbem.models import CaughtMail
+from pbem.core.models import CaughtMail
 from pbem.web.pages import autolink
 from tests.support.config import app_config
 from tests.support.games import new_game, to_move
@@ -56,7 +57,7 @@ def _caught_rows(ctx: Any) -> list[CaughtMail]:
 def test_the_mailbox_shows_the_newest_game_first_each_games_mail_together(client, ctx):
     older, _ = new_game(ctx)
     newer, _ = new_game(ctx)
-    services.request_login(ctx, "ann@example.org")  # a message about no game, the newest
+    signin.request_login(ctx, "ann@example.org")  # a message about no game, the newest
     rows = _caught_rows(ctx)
     page = client.get("/mailbox/").get_data(as_text=True)
     login = [m.id for m in rows if m.kind == "login"]
@@ -165,4 +166,4 @@ def test_the_reply_button_plays_a_turn_through_the_real_inbound_path(app, client
     finally:
         controller.stop()
     assert caught(ctx, address, "reply-accepted")
-    assert services.public_game(ctx, game_id)["history"][-1]["move"] == move
+    assert games.public_game(ctx, game_id)["history"][-1]["move"] == move

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from pbem import services
-from pbem.db import session_scope
-from pbem.models import Outbox, Suppression
-from pbem.players import address_hash, mailbox
+from pbem import games
+from pbem.people import reachability
+from pbem.core.db import session_scope
+from pbem.core.models import Outbox, Suppression
+from pbem.people.players import address_hash, mailbox
 from tests.support.games import seat_tokens
 from tests.support.messages import caught
 from tests.support.web import csrf_from, csrf_token
@@ -33,7 +34,7 @@ def never_email(client: Any, ctx: Any, address: str) -> None:
     """``address`` presses "never email me again" in the invitation it got."""
     r = start(client, "host@example.org", address, ip="192.0.2.200")
     assert r.status_code == 201
-    services.accept(ctx, seat_tokens(ctx, r.json["id"])[0])  # the host confirms: the invitation goes
+    games.accept(ctx, seat_tokens(ctx, r.json["id"])[0])  # the host confirms: the invitation goes
     invite = caught(ctx, recipient=address, kind="invite")[-1]
     body = invite.get_body(preferencelist=("plain",)).get_content()
     path = re.search(r"https://clans\.example(/never/\S+)", body).group(1)  # type: ignore[union-attr]
@@ -57,7 +58,7 @@ def test_never_email_me_again_holds_for_every_tag_and_case_of_the_mailbox(client
     # A game naming victim+9@ was made before victim+0@ opted out: its mail stops too.
     earlier = start(client, "friend@example.org", "victim+9@example.org", ip="192.0.2.201")
     never_email(client, ctx, "victim+0@example.org")
-    services.accept(ctx, seat_tokens(ctx, earlier.json["id"])[0])
+    games.accept(ctx, seat_tokens(ctx, earlier.json["id"])[0])
     with session_scope(ctx.engine) as session:
         statuses = session.exec(select(Outbox.status).where(Outbox.recipient == "victim+9@example.org")).all()
     assert statuses == ["skipped"]
@@ -95,7 +96,7 @@ def test_rows_written_before_mailboxes_still_stop_their_address(client: Any, ctx
     r = start(client, "ann@example.org", "Old+Tag@example.org")
     assert r.status_code == 422 and r.json["error"]["code"] == "cannot-invite"
     with session_scope(ctx.engine) as session:
-        assert services.is_suppressed(session, "old+tag@example.org")
+        assert reachability.is_suppressed(session, "old+tag@example.org")
 
 
 def test_confirmations_to_one_mailbox_are_counted_together(client: Any, ctx: Any) -> None:
@@ -117,7 +118,7 @@ def test_invitations_to_one_mailbox_are_counted_together(client: Any, ctx: Any) 
     five; the sixth invitation waits for the next window."""
     for n in range(1, 7):
         r = start(client, f"c{n}@example.org", f"victim+{n}@example.org", ip=f"192.0.2.{50 + n}")
-        services.accept(ctx, seat_tokens(ctx, r.json["id"])[0])
+        games.accept(ctx, seat_tokens(ctx, r.json["id"])[0])
     assert len([m for m in caught(ctx, kind="invite") if m["To"].startswith("victim")]) == 5
     with session_scope(ctx.engine) as session:
         waiting = session.exec(select(Outbox.recipient).where(Outbox.status == "pending")).all()
@@ -131,7 +132,7 @@ def test_the_limits_store_holds_no_address(app: Any, redis_url: str) -> None:
 
     import redis
 
-    from pbem.errors import RateLimited
+    from pbem.core.errors import RateLimited
     from pbem.web import create_app
     from pbem.web.limits import stored_key
     from tests.support.config import app_config

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 import pytest
 from prometheus_client import REGISTRY
 
-from pbem.config import UnsafeConfig, check_safe, load_config
+from pbem.core.config import UnsafeConfig, check_safe, load_config
 from pbem.web import create_app
 from tests.support.config import SECRET, app_config
 from tests.support.games import new_game

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import re
 
-from pbem import services
+from pbem import games
 from tests.support.games import finish, new_game, to_move
 from tests.support.web import csrf_from, sign_in
 
@@ -29,9 +29,9 @@ def test_each_game_names_the_others_and_whose_turn_or_the_result(client, ctx):
 
     now = item(page, playing)
     assert re.search(r'<h2><a href="[^"]+">Bob</a></h2>', now)  # the other player, not the id
-    view = services.public_game(ctx, playing)
+    view = games.public_game(ctx, playing)
     mover, _ = to_move(ctx, toks)
-    if services.seat_view(ctx, mover)["you"] == "Ann":
+    if games.seat_view(ctx, mover)["you"] == "Ann":
         assert "<strong>Your turn</strong>" in now
     else:
         assert f"{view['next']} is to move" in now
@@ -40,7 +40,7 @@ def test_each_game_names_the_others_and_whose_turn_or_the_result(client, ctx):
     assert "Play again" not in now
 
     ended = item(page, over)
-    final = services.public_game(ctx, over)
+    final = games.public_game(ctx, over)
     others = [p["name"] for p in final["players"] if p["name"] != "Ann"]  # in seat order, drawn at the start
     assert re.search(rf'<h2><a href="[^"]+">{others[0]} and {others[1]}</a></h2>', ended)
     ann = next(p for p in final["players"] if p["name"] == "Ann")
@@ -49,7 +49,7 @@ def test_each_game_names_the_others_and_whose_turn_or_the_result(client, ctx):
     assert (f"Ann (you), clan {ann['clan']}: {ann['final_score']} = "
             f"{final['clan_scores'][ann['clan']]} + {ann['chips']}") in ended
     assert f"Game {over}" in ended  # the id still matches the mail's subject line
-    ann_token = next(t for t in over_toks if services.seat_view(ctx, t)["you"] == "Ann")
+    ann_token = next(t for t in over_toks if games.seat_view(ctx, t)["you"] == "Ann")
     assert f'action="/play/{ann_token}/rematch"' in ended and ">Play again</button>" in ended
 
 
@@ -67,7 +67,7 @@ def test_play_again_from_the_list(client, ctx):
     link = re.search(r'<a class="button button-primary" href="([^"]+)" data-rematch-seat>', ended).group(1)
     rematch = next(g for g in re.findall(r'data-game="(\w+)"', page) if g != over)
     # The link is Ann's own seat in the rematch.
-    seat = services.seat_view(ctx, link.rsplit("/", 1)[1])
+    seat = games.seat_view(ctx, link.rsplit("/", 1)[1])
     assert seat["game"] == rematch and seat["you"] == "Ann"
 
 
@@ -76,7 +76,7 @@ def test_the_score_card_after_the_reveal(client, ctx):
     page = client.get(f"/play/{toks[0]}").get_data(as_text=True)
     assert "who owns which clan is not" in page and "data-owner" not in page
     finish(ctx, game_id, toks)
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     for path in (f"/play/{toks[0]}", f"/games/{game_id}"):
         page = client.get(path).get_data(as_text=True)
         assert "who owns which clan is not" not in page

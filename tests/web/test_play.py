@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pbem import services
+from pbem import games
 from tests.support.games import db_id, finish, new_game, play, set_huts, to_move, two_village_position
 from tests.support.messages import caught
 from tests.support.web import clan_marks, csrf_from, csrf_token, snapshot
@@ -48,7 +48,7 @@ def test_accept_via_the_page_then_waiting_then_started(client, ctx):
     assert client.post(f"/play/{toks[0]}/accept", data={"csrf_token": token}).status_code == 303
     for t in toks[1:]:
         assert client.post(f"/play/{t}/accept", data={"csrf_token": token}).status_code == 303
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     assert view["status"] == "active"
     # Accepting again after the start changes nothing and just shows the game.
     before = snapshot(ctx)
@@ -111,8 +111,8 @@ def test_absent_and_paused_players_are_marked(client, ctx):
 
     from sqlmodel import col, select
 
-    from pbem.db import session_scope
-    from pbem.models import Seat
+    from pbem.core.db import session_scope
+    from pbem.core.models import Seat
     game_id, toks = new_game(ctx)
     with session_scope(ctx.engine) as session:
         seats = session.exec(select(Seat).where(Seat.game_id == db_id(ctx, game_id)).order_by(col(Seat.position))).all()
@@ -125,28 +125,28 @@ def test_absent_and_paused_players_are_marked(client, ctx):
 
 def test_get_and_head_of_a_seat_link_change_nothing(client, ctx):
     game_id, toks = new_game(ctx, start=False)
-    services.accept(ctx, toks[0])
+    games.accept(ctx, toks[0])
     pages = []
     before = snapshot(ctx)
-    public = services.public_game(ctx, game_id)
+    public = games.public_game(ctx, game_id)
     for t in toks:
         assert client.get(f"/play/{t}").status_code == 200
         head = client.head(f"/play/{t}")
         assert head.status_code == 200 and head.data == b""
         pages.append(t)
     assert snapshot(ctx) == before
-    assert services.public_game(ctx, game_id) == public
+    assert games.public_game(ctx, game_id) == public
     for t in toks:
-        services.accept(ctx, t) if not services.seat_view(ctx, t)["status"] == "waiting" else None
+        games.accept(ctx, t) if not games.seat_view(ctx, t)["status"] == "waiting" else None
     play(ctx, toks, 2)
     before = snapshot(ctx)
-    public = services.public_game(ctx, game_id)
+    public = games.public_game(ctx, game_id)
     for t in toks:
         assert client.get(f"/play/{t}").status_code == 200
         assert client.head(f"/play/{t}").status_code == 200
     assert client.get(f"/games/{game_id}").status_code == 200
     assert snapshot(ctx) == before
-    assert services.public_game(ctx, game_id) == public
+    assert games.public_game(ctx, game_id) == public
 
 
 @pytest.mark.parametrize("path", ["accept", "move", "mail"])
@@ -179,7 +179,7 @@ def test_a_legal_move_from_the_form_is_played_and_redirects(client, ctx):
     move = view["legal_moves"][-1]
     response = client.post(f"/play/{mover}/move", data={"csrf_token": token, "move": move, "order": "", "ply": "0"})
     assert response.status_code == 303 and response.headers["Location"].endswith(f"/play/{mover}")
-    after = services.public_game(ctx, game_id)
+    after = games.public_game(ctx, game_id)
     assert after["ply"] == 1 and after["last_move"] == move
     page = page_of(client, mover)
     assert f"Your move {move.replace('-', ' → ')} was played." in page
@@ -195,7 +195,7 @@ def test_moves_may_be_typed_as_people_write_them(client, ctx, typed):
     response = client.post(f"/play/{mover}/move",
                            data={"csrf_token": token, "move": ["", typed.format(s=s, t=t)], "ply": "0"})
     assert response.status_code == 303
-    assert services.public_game(ctx, game_id)["last_move"] == f"{s}-{t}"
+    assert games.public_game(ctx, game_id)["last_move"] == f"{s}-{t}"
 
 
 @pytest.mark.parametrize("move, status, message", [
@@ -238,7 +238,7 @@ def test_a_stale_move_shows_that_the_game_moved_on(client, ctx):
     token = csrf_from(page_of(client, mover))
     # Meanwhile the position moves on by a whole round (someone's other tab).
     play(ctx, toks, 3)
-    mover_view = services.seat_view(ctx, mover)
+    mover_view = games.seat_view(ctx, mover)
     assert mover_view["your_turn"] and mover_view["ply"] == 3
     stale = next(m for m in view["legal_moves"] if m in mover_view["legal_moves"])
     before = snapshot(ctx)
@@ -274,7 +274,7 @@ def test_repeating_an_accepted_move_does_not_play_it_twice(client, ctx):
     data = {"csrf_token": token, "move": view["legal_moves"][0], "ply": "0"}
     assert client.post(f"/play/{mover}/move", data=data).status_code == 303
     assert client.post(f"/play/{mover}/move", data=data).status_code == 303
-    assert services.public_game(ctx, game_id)["ply"] == 1
+    assert games.public_game(ctx, game_id)["ply"] == 1
 
 
 def test_a_move_founding_two_villages_asks_for_their_order(client, ctx):
@@ -295,7 +295,7 @@ def test_a_move_founding_two_villages_asks_for_their_order(client, ctx):
     response = client.post(f"/play/{mover}/move", data={
         "csrf_token": token, "move": move, "order": f"{order[0]}, {order[1]}", "ply": str(view["ply"])})
     assert response.status_code == 303
-    after = services.public_game(ctx, game_id)
+    after = games.public_game(ctx, game_id)
     assert after["last_move"] == move
     assert [v["territory"] for v in after["villages"]] == order
     assert after["history"][-1]["villages"] == [1, 2]
@@ -319,7 +319,7 @@ def test_an_order_that_does_not_match_is_refused(client, ctx):
 def test_finished_game_reveals_clans_scores_and_winners(client, ctx):
     game_id, toks = new_game(ctx)
     finish(ctx, game_id, toks)
-    view = services.public_game(ctx, game_id)
+    view = games.public_game(ctx, game_id)
     for t in toks:
         page = page_of(client, t)
         assert ">Game over<" in page
@@ -372,7 +372,7 @@ def test_mail_setting_via_the_page(client, ctx):
     token = csrf_from(page)
     response = client.post(f"/play/{toks[0]}/mail", data={"csrf_token": token, "mail": "digest"})
     assert response.status_code == 303
-    assert services.seat_view(ctx, toks[0])["mail"] == "digest"
+    assert games.seat_view(ctx, toks[0])["mail"] == "digest"
     page = page_of(client, toks[0])
     assert re.search(r'name="mail" value="digest" checked', page)
     before = snapshot(ctx)
@@ -405,7 +405,7 @@ def test_pause_the_clock_via_the_page(client, ctx):
     assert snapshot(ctx) == before
     response = client.post(f"/play/{mover}/pause", data={"csrf_token": token, "days": "2"})
     assert response.status_code == 303
-    after = services.seat_view(ctx, mover)
+    after = games.seat_view(ctx, mover)
     assert after["vacation_days_left"] == view["vacation_days_left"] - 2
     assert after["deadline"] > view["deadline"]
     page = page_of(client, mover)

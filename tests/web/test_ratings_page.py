@@ -9,9 +9,9 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from pbem import ratings
-from pbem.db import session_scope
-from pbem.models import Game, Seat
+from pbem.people import ratings
+from pbem.core.db import session_scope
+from pbem.core.models import Game, Seat
 from tests.support.games import finish, new_game, play
 from tests.support.web import csrf_from, sign_in, snapshot
 

@@ -9,13 +9,15 @@ from typing import Any
 
 from sqlmodel import select
 
-from pbem import rematch, services
-from pbem.db import session_scope
-from pbem.models import Seat
+from pbem.core import tokens
+from pbem.table import rematch
+from pbem.core.db import session_scope
+from pbem.core.models import Seat
 from tests.support.config import app_config
 from tests.support.games import finish, new_game, play, seat_tokens
 from tests.support.messages import caught
 from tests.support.web import csrf_from, snapshot
+from pbem import games
 
 
 def finished(ctx: Any, players: int = 3) -> tuple[str, list[str]]:
@@ -48,9 +50,9 @@ def test_play_again_from_the_seat_page(client: Any, ctx: Any) -> None:
 
     assert response.status_code == 303
     new_token = response.headers["Location"].rpartition("/play/")[2]
-    view = services.seat_view(ctx, new_token)
+    view = games.seat_view(ctx, new_token)
     rematch_id = view["game"]
-    assert view["status"] == "waiting" and view["you"] == services.seat_view(ctx, toks[0])["you"]
+    assert view["status"] == "waiting" and view["you"] == games.seat_view(ctx, toks[0])["you"]
     assert "You started a rematch." in page(client, f"/play/{new_token}")
     # The other two are invited by mail, to the rematch.
     sent = caught(ctx, kind="invite")[invites:]
@@ -63,7 +65,7 @@ def test_play_again_from_the_seat_page(client: Any, ctx: Any) -> None:
         assert "A rematch has started" in card and rematch_id in card
         links = re.findall(r'href="/play/([^"]+)"', card)
         assert len(links) == 1 and links[0] in new_tokens
-        assert services.seat_view(ctx, links[0])["you"] == services.seat_view(ctx, old)["you"]
+        assert games.seat_view(ctx, links[0])["you"] == games.seat_view(ctx, old)["you"]
         assert "Play again</button>" not in card
     # The public page names the rematch's public page, and no seat at all.
     public = page(client, f"/games/{game_id}")
@@ -76,7 +78,7 @@ def test_play_again_from_the_seat_page(client: Any, ctx: Any) -> None:
     again = client.post(f"/play/{toks[1]}/rematch", data={"csrf_token": csrf_from(seat_page)})
     assert again.status_code == 303
     other = again.headers["Location"].rpartition("/play/")[2]
-    assert services.seat_view(ctx, other)["game"] == rematch_id and other != new_token
+    assert games.seat_view(ctx, other)["game"] == rematch_id and other != new_token
     assert "The rematch had started already" in page(client, f"/play/{other}")
     assert snapshot(ctx)["game"] == count
 
@@ -142,7 +144,7 @@ def test_rematch_by_the_api(client: Any, ctx: Any) -> None:
 def test_a_seat_the_computer_took_over_offers_no_button(client: Any, ctx: Any) -> None:
     _, toks = finished(ctx)
     with session_scope(ctx.engine) as session:
-        seat = session.exec(select(Seat).where(Seat.token_hash == services.tokens.digest(toks[1]))).one()
+        seat = session.exec(select(Seat).where(Seat.token_hash == tokens.digest(toks[1]))).one()
         seat.bot, seat.bot_from = "medium", 1
         session.add(seat)
     assert 'class="card rematch"' not in page(client, f"/play/{toks[1]}")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pbem import replays, services
+from pbem.table import replays
 from pbem.drawing.svg import board_svg
 from pbem.rules import classic_board
 from pbem.rules.record import play_record
@@ -20,6 +20,7 @@ from pbem.rules.tables import EPOCHS
 from pbem.rules.views import public_view
 from tests.support.games import new_game, play, play_to_end
 from tests.support.web import clan_marks, snapshot
+from pbem import games
 
 CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance_data"
 
@@ -29,7 +30,7 @@ def finished(ctx: Any) -> tuple[str, list[str], dict[str, Any]]:
     """A game of three played to its natural end, and its record."""
     game_id, toks = new_game(ctx, 3)
     play_to_end(ctx, toks)
-    return game_id, toks, services.export_game(ctx, game_id)
+    return game_id, toks, games.export_game(ctx, game_id)
 
 
 def _prefix(record: dict[str, Any], ply: int) -> Any:
@@ -58,7 +59,7 @@ def test_every_position_is_the_rules_replay_of_the_record(client, ctx, finished)
                         title=f"The board after move {ply}" if ply else "The board at the set-up")
         assert svg in _step(client, game_id, ply)
     # The last position is where the game ended.
-    assert replays.replay(ctx, game_id, moves).position["huts"] == services.public_game(ctx, game_id)["huts"]
+    assert replays.replay(ctx, game_id, moves).position["huts"] == games.public_game(ctx, game_id)["huts"]
 
 
 def test_the_page_names_each_move_and_marks_the_controls(client, ctx, finished):
@@ -75,7 +76,7 @@ def test_the_page_names_each_move_and_marks_the_controls(client, ctx, finished):
     assert re.search(r'name="ply" value="4" id="replay-back"', middle)
     assert re.search(r'name="ply" value="6" id="replay-forward"', middle)
     assert re.search(r'<li data-ply="5"[^>]*><a href="[^"]*\?ply=5" aria-current="step">', middle)
-    mover = services.public_game(ctx, game_id)["history"][4]
+    mover = games.public_game(ctx, game_id)["history"][4]
     sentence = re.search(r'<p class="step-sentence" id="step-sentence">(.*?)</p>', middle, re.S).group(1)
     assert html.unescape(sentence).startswith(f"{mover['player']} moved {mover['move'].replace('-', ' → ')}")
     last = client.get(f"/games/{game_id}/replay?ply={moves}").get_data(as_text=True)
@@ -87,7 +88,7 @@ def test_the_page_names_each_move_and_marks_the_controls(client, ctx, finished):
 
 def test_each_village_is_explained(client, ctx, finished):
     game_id, _, record = finished
-    final = services.public_game(ctx, game_id)
+    final = games.public_game(ctx, game_id)
     owners = {p["clan"]: p["name"] for p in final["players"]}
     explained = 0
     for entry in final["history"]:
@@ -165,6 +166,6 @@ def test_the_record_stays_the_source(ctx, finished):
     (its huts, villages, scores and winners), reached from the exported record."""
     game_id, _, record = finished
     last = replays.replay(ctx, game_id, len(record["moves"])).position
-    shown = services.public_game(ctx, game_id)
+    shown = games.public_game(ctx, game_id)
     for key in ("huts", "villages", "clan_scores", "final_scores", "winners", "end", "ply", "history"):
         assert last[key] == shown[key], key

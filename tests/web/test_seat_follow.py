@@ -13,14 +13,15 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from pbem import clock, services
-from pbem.db import as_utc, session_scope
-from pbem.models import Outbox, Seat
-from pbem.tokens import digest
+from pbem.workers import clock
+from pbem.core.db import as_utc, session_scope
+from pbem.core.models import Outbox, Seat
+from pbem.core.tokens import digest
 from tests.support.clock import frozen_clock
 from tests.support.games import PLAYERS, email_of, new_game, seat_tokens, to_move
 from tests.support.messages import caught_count
 from tests.support.web import csrf_token, snapshot
+from pbem import games
 
 ANN = PLAYERS[0]
 
@@ -62,8 +63,8 @@ def _next_up(ctx: Any, toks: list[str]) -> tuple[str, dict[str, Any], str, dict[
     """The seat to move and its view, and the seat that moves after it and its view."""
     mover, view = to_move(ctx, toks)
     after = (view["seat"] + 1) % len(toks)
-    token = next(t for t in toks if services.seat_view(ctx, t)["seat"] == after)
-    return mover, view, token, services.seat_view(ctx, token)
+    token = next(t for t in toks if games.seat_view(ctx, t)["seat"] == after)
+    return mover, view, token, games.seat_view(ctx, token)
 
 
 # -- the version ---------------------------------------------------------------
@@ -83,7 +84,7 @@ def test_the_seat_page_and_its_version_agree_and_a_move_changes_it(client: Any, 
     assert answer.headers["Cache-Control"] == "private, no-store"
     same = _poll(client, waiting, f'"{version}"')
     assert same.status_code == 304 and same.get_data() == b""
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     moved = _poll(client, waiting, f'"{version}"')
     assert moved.status_code == 200
     assert moved.get_json()["your_turn"] is True and moved.get_json()["ply"] == 1
@@ -102,16 +103,16 @@ def test_the_version_follows_the_talk_and_the_seats_own_settings(client: Any, ct
         assert _page_version(_page(client, toks[0])) == now
         versions.append(now)
 
-    from pbem import talk
+    from pbem.table import talk
 
     talk.talk(ctx, toks[1], "Hello table")  # another player writes
     changed()
-    services.set_mail(ctx, toks[0], "digest")
+    games.set_mail(ctx, toks[0], "digest")
     changed()
-    services.set_board_style(ctx, toks[0], "contrast")
+    games.set_board_style(ctx, toks[0], "contrast")
     changed()
     # Another seat's own settings are not on this page: its version stays.
-    services.set_mail(ctx, toks[1], "none")
+    games.set_mail(ctx, toks[1], "none")
     assert _poll(client, toks[0]).get_json()["version"] == versions[-1]
 
 
@@ -135,7 +136,7 @@ def test_an_invited_seat_polls_its_own_status(client: Any, ctx: Any) -> None:
     assert _poll(client, toks[0]).get_json()["status"] == "waiting"
     assert _poll(client, toks[1]).get_json()["status"] == "invited"
     version = _poll(client, toks[0]).get_json()["version"]
-    services.accept(ctx, toks[1])  # the page lists who has accepted
+    games.accept(ctx, toks[1])  # the page lists who has accepted
     assert _poll(client, toks[0], f'"{version}"').status_code == 200
 
 
@@ -168,7 +169,7 @@ def test_a_turn_mail_waits_while_its_player_is_on_the_page_and_goes_when_they_le
     sent_before = caught_count(ctx, address, "turn")
     assert _here(client, waiting).status_code == 204
     now.advance(seconds=20)
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     # Their page shows their turn: the mail waits (pending, not skipped).
     assert _turn_rows(ctx, address)[-1] == ("ply:1", "pending")
     assert caught_count(ctx, address, "turn") == sent_before
@@ -192,10 +193,10 @@ def test_a_turn_played_from_the_page_is_never_mailed(client: Any, ctx: Any) -> N
     address = email_of(waiting_view)
     sent_before = caught_count(ctx, address, "turn")
     assert _here(client, waiting).status_code == 204
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     now.advance(seconds=10)
-    again = services.seat_view(ctx, waiting)
-    services.submit_move(ctx, waiting, again["legal_moves"][0], None, again["ply"])
+    again = games.seat_view(ctx, waiting)
+    games.submit_move(ctx, waiting, again["legal_moves"][0], None, again["ply"])
     now.advance(hours=1)
     clock.tick(ctx)
     assert _turn_rows(ctx, address)[-1] == ("ply:1", "skipped")
@@ -211,7 +212,7 @@ def test_a_scanned_link_does_not_swallow_a_turn_mail(client: Any, ctx: Any) -> N
     _page(client, waiting)
     _poll(client, waiting)
     client.head(f"/play/{waiting}")
-    services.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
     assert _turn_rows(ctx, address)[-1] == ("ply:1", "sent")
     assert caught_count(ctx, address, "turn") == sent_before + 1
 
@@ -219,18 +220,18 @@ def test_a_scanned_link_does_not_swallow_a_turn_mail(client: Any, ctx: Any) -> N
 def test_playing_the_computer_on_the_page_sends_no_turn_mail_but_the_result_once(client: Any,
                                                                                ctx: Any) -> None:
     now = frozen_clock(ctx)
-    game_id = services.start_game(ctx, services.parse_players([ANN, {"bot": "medium"}, {"bot": "easy"}]))
-    (ann,) = [t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == "Ann"]
+    game_id = games.start_game(ctx, games.parse_players([ANN, {"bot": "medium"}, {"bot": "easy"}]))
+    (ann,) = [t for t in seat_tokens(ctx, game_id) if games.seat_view(ctx, t)["you"] == "Ann"]
     assert _here(client, ann).status_code == 204  # on the page before accepting
-    services.accept(ctx, ann)
+    games.accept(ctx, ann)
     for _ in range(200):
-        view = services.seat_view(ctx, ann)
+        view = games.seat_view(ctx, ann)
         if view["finished"]:
             break
         assert _here(client, ann).status_code == 204  # the page says so every half minute
         now.advance(seconds=20)
-        services.submit_move(ctx, ann, view["legal_moves"][0], None, view["ply"])
-    assert services.seat_view(ctx, ann)["finished"]
+        games.submit_move(ctx, ann, view["legal_moves"][0], None, view["ply"])
+    assert games.seat_view(ctx, ann)["finished"]
     # The result is the game's record: it goes once, present or not.
     assert caught_count(ctx, ANN["email"], "game-over") == 1
     now.advance(hours=1)

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pytest
 from werkzeug.routing import Rule
 
-from pbem import services
+from pbem import games
 from pbem.web.security import CSP, HSTS
 from tests.support.config import app_config
 from tests.support.games import new_game
@@ -353,11 +353,11 @@ def test_hostile_json_values_are_never_a_500(client: Any, ctx: Any, value: Any) 
         ("/api/v1/seat/pause", {"days": value}),
         ("/api/v1/seat/pause", {value if isinstance(value, str) else "x": 1}),
     ]
-    before = services.public_game(ctx, game_id)
+    before = games.public_game(ctx, game_id)
     for url, body in asked:
         response = client.post(url, json=body, headers=seat)
         assert response.status_code < 500 and response.is_json, (url, body, response.status_code)
-    assert services.public_game(ctx, game_id) == before
+    assert games.public_game(ctx, game_id) == before
 
 
 def test_nul_in_any_form_or_query_value_is_a_400(client: Any, ctx: Any) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem import services
-from pbem.db import session_scope
+from pbem import games
+from pbem.people import signin
+from pbem.core.db import session_scope
 from tests.support.games import new_game, seat_tokens
 from tests.support.web import csrf_from, csrf_token
 
@@ -15,9 +16,9 @@ from tests.support.web import csrf_from, csrf_token
 def sign_in_link(ctx: Any, email: str) -> str:
     """The path of a fresh sign-in link for ``email`` (as the worker makes one)."""
     with session_scope(ctx.engine) as session:
-        login = services.new_login(ctx, session, email)
+        login = signin.new_login(ctx, session, email)
         assert login is not None
-        return services.login_link(ctx, login).removeprefix(ctx.base_url)
+        return signin.login_link(ctx, login).removeprefix(ctx.base_url)
 
 
 def signed_in_browser(app: Any, ctx: Any, email: str) -> Any:
@@ -66,7 +67,7 @@ def test_sign_out_everywhere_needs_a_session_and_the_form_token(app: Any, ctx: A
 
 def test_replacing_a_seat_link_ends_the_owners_other_sessions(app: Any, ctx: Any) -> None:
     _, toks = new_game(ctx, 2)
-    ann_seat = next(t for t in toks if services.seat_view(ctx, t)["you"] == "Ann")
+    ann_seat = next(t for t in toks if games.seat_view(ctx, t)["you"] == "Ann")
     here, elsewhere = (signed_in_browser(app, ctx, "ann@example.org") for _ in range(2))
     bob = signed_in_browser(app, ctx, "bob@example.org")
     page = here.get(f"/play/{ann_seat}").get_data(as_text=True)
@@ -78,7 +79,7 @@ def test_replacing_a_seat_link_ends_the_owners_other_sessions(app: Any, ctx: Any
 
 def test_a_replacement_from_a_browser_not_signed_in_ends_every_session(app: Any, ctx: Any) -> None:
     game_id, toks = new_game(ctx, 2)
-    ann_seat = next(t for t in toks if services.seat_view(ctx, t)["you"] == "Ann")
+    ann_seat = next(t for t in toks if games.seat_view(ctx, t)["you"] == "Ann")
     ann = signed_in_browser(app, ctx, "ann@example.org")
     bob = signed_in_browser(app, ctx, "bob@example.org")
     somewhere = app.test_client()
@@ -87,6 +88,6 @@ def test_a_replacement_from_a_browser_not_signed_in_ends_every_session(app: Any,
     assert [is_signed_in(b) for b in (ann, bob)] == [False, True]
     # The service does the same for the API's caller (no browser session to keep).
     ann = signed_in_browser(app, ctx, "ann@example.org")
-    new_seat = next(t for t in seat_tokens(ctx, game_id) if services.seat_view(ctx, t)["you"] == "Ann")
-    services.replace_seat_link(ctx, new_seat)
+    new_seat = next(t for t in seat_tokens(ctx, game_id) if games.seat_view(ctx, t)["you"] == "Ann")
+    games.replace_seat_link(ctx, new_seat)
     assert not is_signed_in(ann)

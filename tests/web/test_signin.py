@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from pbem import services
+from pbem import games
 from tests.support.games import new_game
 from tests.support.messages import caught
 from tests.support.web import ask_for_link, csrf_from, csrf_token, link_in, snapshot
@@ -114,7 +114,7 @@ def test_sign_in_flow(client, ctx):
     page = response.get_data(as_text=True)
     assert "Signed in as ann@example.org" in page
     assert re.findall(r'data-game="(\w+)"', page) == [str(second), str(first)]
-    for game in services.games_of(ctx, "ann@example.org")[0]:
+    for game in games.games_of(ctx, "ann@example.org")[0]:
         assert f'href="{game["link"]}"' in page
     assert "waiting for players" in page  # Ann started (and so accepted) the first game
     # The link works once.

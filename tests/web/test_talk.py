@@ -9,12 +9,13 @@ import re
 import pytest
 from sqlmodel import select
 
-from pbem import services, talk
-from pbem.db import session_scope
-from pbem.models import Seat
+from pbem.table import talk
+from pbem.core.db import session_scope
+from pbem.core.models import Seat
 from pbem.rules.tables import CLANS
 from tests.support.games import redeal_others, finish, new_game, play
 from tests.support.web import csrf_token, snapshot
+from pbem import games
 
 
 def page_of(client, token) -> str:
@@ -45,7 +46,7 @@ def messages_on(page: str) -> list[tuple[str, str]]:
 
 def test_a_message_written_on_the_page_is_shown_to_every_player(client, ctx):
     _, toks = new_game(ctx)
-    author = services.seat_view(ctx, toks[0])["you"]
+    author = games.seat_view(ctx, toks[0])["you"]
     assert "No messages yet." in talk_section(page_of(client, toks[1]))
     response = post(client, toks[0], "Good luck!\nHave fun.")
     assert response.status_code == 303
@@ -157,7 +158,7 @@ def test_who_sees_the_table(client, ctx):
     assert 'id="talk"' not in page_of(client, toks[1])
     # Nobody else: the public page and the public API have no table talk.
     for t in toks[1:]:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     assert "hello, table" not in client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "hello, table" not in client.get(f"/api/v1/games/{game_id}").get_data(as_text=True)
     # After the end the players still talk.
@@ -176,7 +177,7 @@ def test_the_table_never_shows_a_clan(client, ctx):
     for t in toks:
         talk.talk(ctx, t, "nice move")
     for viewer_token in toks:
-        viewer = services.seat_view(ctx, viewer_token)["seat"]
+        viewer = games.seat_view(ctx, viewer_token)["seat"]
         before = talk_section(page_of(client, viewer_token))
         redeal_others(ctx, game_id, viewer)
         assert talk_section(page_of(client, viewer_token)) == before

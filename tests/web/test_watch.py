@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pbem import services
+from pbem import games
 from tests.support.config import BASE_URL
 from tests.support.games import finish, new_game, play, to_move
 from tests.support.web import snapshot
@@ -59,12 +59,12 @@ def test_the_version_changes_with_whatever_the_page_shows(client, ctx):
         assert _page_version(client.get(f"/games/{game_id}").get_data(as_text=True)) == now
         versions.append(now)
 
-    services.accept(ctx, toks[1])  # one more "accepted" badge
+    games.accept(ctx, toks[1])  # one more "accepted" badge
     changed()
-    services.accept(ctx, toks[2])  # the game starts
+    games.accept(ctx, toks[2])  # the game starts
     changed()
     mover, view = to_move(ctx, toks)
-    services.pause_clock(ctx, mover, 2)  # "on holiday until …" and a later deadline
+    games.pause_clock(ctx, mover, 2)  # "on holiday until …" and a later deadline
     changed()
     # The pause ends by itself: the badge goes, and so does the version.
     kept = ctx.now

@@ -9,10 +9,11 @@ import html
 import re
 from typing import Any
 
-from pbem import services, webhooks
+from pbem.table import webhooks
 from tests.support.games import new_game, play
 from tests.support.receiver import Receiver
 from tests.support.web import csrf_token, snapshot
+from pbem import games
 
 
 def _section(page: str) -> str:
@@ -44,7 +45,7 @@ def test_a_player_adds_a_json_webhook_on_the_page_and_sees_its_secret_once(hook_
     assert secret.group(1) not in again and "data-webhook-secret" not in again
     # Another player sees that there is one, and who set it, but not its address.
     other = _section(hook_app.test_client().get(f"/play/{toks[1]}").get_data(as_text=True))
-    name = services.seat_view(hctx, toks[0])["you"]
+    name = games.seat_view(hctx, toks[0])["you"]
     assert f"set by {name}" in other and receiver.url not in other and "Remove" not in other
 
 
@@ -136,7 +137,7 @@ def test_webhooks_wait_for_acceptance_and_stop_at_the_end(ctx: Any) -> None:
         else:
             raise AssertionError("taken")
     for t in toks[1:]:
-        services.accept(ctx, t)
+        games.accept(ctx, t)
     finish(ctx, game_id, toks)
     try:
         webhooks.add_webhook(ctx, toks[0], "json", "https://93.184.215.14/")
@@ -241,7 +242,7 @@ def test_a_seat_the_computer_plays_gets_409_for_webhooks_and_discord(hook_app: A
                                                                       receiver: Receiver) -> None:
     client = hook_app.test_client()
     _, toks = new_game(hctx)
-    services.hand_to_computer(hctx, toks[1], "medium")
+    games.hand_to_computer(hctx, toks[1], "medium")
     before = snapshot(hctx)
     added = _post(client, toks[1], "/webhooks", kind="json", url=receiver.url)
     assert added.status_code == 409 and 'data-code="computer-seat"' in added.get_data(as_text=True)

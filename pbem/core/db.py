@@ -1,0 +1,80 @@
+"""The database adapter: engines, sessions and the schema's migrations."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, overload
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import sessionmaker
+from sqlmodel import Session, create_engine
+
+MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+
+
+def make_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        # SQLite's own BEGIN is deferred, so two writers could both read a
+        # game and then one would fail late; BEGIN IMMEDIATE takes the write
+        # lock up front and the second writer waits its turn.
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy's "begin" event issue BEGIN itself (see make_engine).
+    dbapi_connection.isolation_level = None
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def session_scope(engine: Engine) -> AbstractContextManager[Session]:
+    """One transaction: committed if the block ends normally, rolled back if not."""
+    return sessionmaker(engine, class_=Session, expire_on_commit=False).begin()
+
+
+def alembic_config(url: str) -> Any:
+    # Alembic is imported here, not at the top: only ``pbem db upgrade`` and the
+    # demo need it, and it would add a quarter second to every process's start.
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Create or migrate the schema (``pbem db upgrade``)."""
+    from alembic import command  # not at the top: see alembic_config
+
+    if make_url(url).get_backend_name() == "sqlite":
+        make_engine(url).dispose()  # creates the folder for the file
+    command.upgrade(alembic_config(url), revision)
+
+
+@overload
+def as_utc(when: datetime) -> datetime: ...
+
+
+@overload
+def as_utc(when: datetime | None) -> datetime | None: ...
+
+
+def as_utc(when: datetime | None) -> datetime | None:
+    """SQLite hands datetimes back without their zone; they are all UTC."""
+    if when is None or when.tzinfo is not None:
+        return when
+    return when.replace(tzinfo=timezone.utc)

@@ -1,0 +1,324 @@
+"""The database tables (SQLModel).  The schema itself is made by the Alembic
+migrations in ``pbem/migrations``; these classes must match them."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import Column, DateTime, Index, LargeBinary, Table, Text, UniqueConstraint, inspect, text
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _when(nullable: bool = True, index: bool = False) -> Column[datetime]:
+    return Column(DateTime(timezone=True), nullable=nullable, index=index)
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """A model's table, for Core statements (SQLModel's classes do not declare
+    the ``__table__`` SQLAlchemy gives them)."""
+    table = inspect(model).local_table
+    assert isinstance(table, Table)
+    return table
+
+
+#: A running game's deadline while no reminder went for it (else null): the
+#: reminder scan's range over this expression is what the index serves.  The
+#: planner cannot tell from the columns' statistics how few games in the next
+#: day wait for a reminder (the comparison is between two columns), so it read
+#: the whole table; this expression has statistics of its own.
+UNREMINDED_DEADLINE = "nullif(deadline, reminded_for)"
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "game"
+    __table_args__ = (
+        Index("ix_game_unreminded_deadline", text(f"({UNREMINDED_DEADLINE})"),
+              postgresql_where=text("status = 'active'"), sqlite_where=text("status = 'active'")),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The game's address in links, the API and mail headers: random, so that
+    #: nobody can walk from one game to the next (``tokens.public_id``).
+    public_id: str = Field(max_length=24, unique=True, index=True)
+    # invited -> active -> finished; invited -> expired when never accepted in
+    # time; cancelled never happens by itself.  While invited, the seat at
+    # position 0 is the player who started the game: the others' invitations
+    # wait until they accept.
+    status: str = Field(default="invited", max_length=16, index=True)
+    turn_hours: int = Field(default=72)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    started_at: datetime | None = Field(default=None, sa_column=_when())
+    finished_at: datetime | None = Field(default=None, sa_column=_when())
+    # Guards every move: a move is stored only if ply is still what the mover saw.
+    ply: int = Field(default=0)
+    # The rules' snapshot (Game.to_json) of the current position, so reading a
+    # game never replays its history.
+    state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # The seat to move and when its time is up (null when not running).
+    turn_seat: int | None = Field(default=None)
+    deadline: datetime | None = Field(default=None, sa_column=_when(index=True))
+    reminded_for: datetime | None = Field(default=None, sa_column=_when())
+    # Seeds the public set-up only (huts) and the autopilot; the secret clans
+    # are drawn from the system's random source and depend on nothing stored.
+    seed: int = Field(default=0)
+    #: The finished game this one is the rematch of ("Play again"): unique, so
+    #: that two clicks, or two players clicking at once, make one rematch.
+    rematch_of: int | None = Field(default=None, foreign_key="game.id", unique=True, index=True)
+    #: When the players' ratings took this game's result (``pbem.people.ratings``):
+    #: set once, guarded like a move, so a result is never counted twice.
+    rated_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class Seat(SQLModel, table=True):
+    __tablename__ = "seat"
+    __table_args__ = (UniqueConstraint("game_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    position: int
+    name: str = Field(max_length=60)
+    email: str = Field(max_length=254, index=True)
+    # sha256 of the seat token; the token itself is derived (HMAC) from the
+    # secret key and this salt, so workers can rebuild links without storing it.
+    token_salt: str = Field(max_length=64)
+    token_hash: str = Field(max_length=64, unique=True)
+    accepted_at: datetime | None = Field(default=None, sa_column=_when())
+    clan: str | None = Field(default=None, max_length=8)
+    # every | digest | none
+    mail: str = Field(default="every", max_length=8)
+    autopilot_streak: int = Field(default=0)
+    vacation_days_left: int = Field(default=7)
+    paused_until: datetime | None = Field(default=None, sa_column=_when())
+    #: The language of this player's mail and seat page (``pbem.words.language.LANGUAGES``).
+    language: str = Field(default="en", max_length=8)
+    #: Their IANA time zone for dates in mail and on their page; ``None`` until
+    #: chosen (shown as UTC; the page offers the browser's).
+    time_zone: str | None = Field(default=None, max_length=64)
+    #: Each table-talk message by mail (otherwise they come with the next turn mail).
+    talk_mail: bool = Field(default=False)
+    #: The computer plays this seat at this level (``pbem.rules.computer.Level``),
+    #: from move ``bot_from`` on; ``None`` for a person.  A seat made for the
+    #: computer has no address, and no seat the computer plays is ever mailed.
+    bot: str | None = Field(default=None, max_length=8)
+    bot_from: int | None = Field(default=None)
+    #: How this player's board is drawn, on their page and in their mail's picture
+    #: (``pbem.drawing.style.BOARD_STYLES``: ``standard`` or ``contrast``).
+    board_style: str = Field(default="standard", max_length=16)
+    #: Their Discord user id (digits only), for the game's Discord webhooks to
+    #: mention them when it is their turn; ``None``: no mention.
+    discord_id: str | None = Field(default=None, max_length=20)
+    #: The seat's result, written with the move that ends the game (the players'
+    #: stats read these rather than every finished game's position).
+    final_score: int | None = Field(default=None)
+    won: bool | None = Field(default=None)
+    #: When the player's open seat page last said they are there (its script's
+    #: heartbeat, a POST: never a GET of the link, which mail scanners open).
+    #: A turn mail waits while they are (``pbem.table.watching.present_until``).
+    seen_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class MoveRecord(SQLModel, table=True):
+    """The history of moves; (game, ply) is unique, the second guard against a
+    move being stored twice."""
+
+    __tablename__ = "move"
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    ply: int
+    position: int
+    move: str = Field(max_length=32)
+    order: str | None = Field(default=None, max_length=200)
+    by_autopilot: bool = Field(default=False)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Outbox(SQLModel, table=True):
+    """Every message the service decides to send, written in the transaction of
+    the change that causes it and delivered from here."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        UniqueConstraint("game_id", "event", "recipient", "kind", name="uq_outbox_message"),
+        Index("ix_outbox_pending", "status", "next_attempt_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    seat_id: int | None = Field(default=None, foreign_key="seat.id")
+    login_id: int | None = Field(default=None, foreign_key="login.id")
+    kind: str = Field(max_length=16)
+    # What caused it, e.g. "ply:12": with the unique key, one message per cause.
+    event: str = Field(max_length=64)
+    recipient: str = Field(max_length=254)
+    message_id: str = Field(max_length=200, unique=True)
+    # pending -> sent | skipped (no longer true when its turn came) | failed
+    status: str = Field(default="pending", max_length=16)
+    attempts: int = Field(default=0)
+    last_error: str | None = Field(default=None, max_length=500)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    next_attempt_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    sent_at: datetime | None = Field(default=None, sa_column=_when())
+    #: The language of a message with no seat to take it from (a sign-in link:
+    #: the language of the page it was asked for on).
+    language: str | None = Field(default=None, max_length=8)
+    #: What a mail with a reply address said, as keyed hashes of its runs of
+    #: words (:func:`pbem.inbound.reading.fingerprint`): nothing of it reaches
+    #: the table from a reply (:mod:`pbem.inbound.replies`).  No text is kept.
+    fingerprint: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+
+
+class Login(SQLModel, table=True):
+    """A sign-in link: expires, works once."""
+
+    __tablename__ = "login"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254, index=True)
+    token_salt: str = Field(max_length=64)
+    token_hash: str = Field(max_length=64, unique=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    expires_at: datetime = Field(sa_column=_when(False))
+    used_at: datetime | None = Field(default=None, sa_column=_when())
+    #: The browser session this link opened ended (signed out): the session
+    #: cookie names this row, so a copied cookie stops working too.
+    ended_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class Suppression(SQLModel, table=True):
+    """Addresses that asked never to be mailed again ("never email me again" in
+    an invitation).  Only the address's SHA-256 is kept."""
+
+    __tablename__ = "suppression"
+
+    id: int | None = Field(default=None, primary_key=True)
+    address_hash: str = Field(max_length=64, unique=True, index=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Rating(SQLModel, table=True):
+    """A player's rating (OpenSkill, Plackett-Luce) and whether they chose to see
+    it and their stats, by address.  Only the address's SHA-256 is kept: the row
+    is found from a signed-in address or a seat's, never listed."""
+
+    __tablename__ = "rating"
+
+    id: int | None = Field(default=None, primary_key=True)
+    address_hash: str = Field(max_length=64, unique=True, index=True)
+    #: Chosen on the signed-in dashboard; the rating is shown only then.
+    opted_in: bool = Field(default=False)
+    mu: float = Field(default=25.0)
+    sigma: float = Field(default=25.0 / 3)
+    #: Games rated (a rating is provisional before ``ratings.SHOWN_AFTER``).
+    games: int = Field(default=0)
+    updated_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Bounce(SQLModel, table=True):
+    """An address that mail to it bounces from: after a hard failure (or
+    repeated soft ones) the service stops mailing it.  Only its SHA-256 is kept."""
+
+    __tablename__ = "bounce"
+
+    id: int | None = Field(default=None, primary_key=True)
+    address_hash: str = Field(max_length=64, unique=True, index=True)
+    soft: int = Field(default=0)
+    #: Set once the address counts as unreachable (a hard bounce, or enough soft ones).
+    bouncing_at: datetime | None = Field(default=None, sa_column=_when())
+    last_status: str | None = Field(default=None, max_length=200)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class ReplyToken(SQLModel, table=True):
+    """A turn mail's reply address ``move+TOKEN@``: one seat, one ply, used once.
+    The token is derived (HMAC) from the secret key and the salt, like a seat's."""
+
+    __tablename__ = "reply_token"
+    __table_args__ = (UniqueConstraint("seat_id", "ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id")
+    ply: int
+    token_salt: str = Field(max_length=64)
+    token_hash: str = Field(max_length=64, unique=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    used_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class Inbound(SQLModel, table=True):
+    """A message the receiver accepted, stored before it answered 250 (so a
+    worker or broker that is down loses nothing: the sweep finds it)."""
+
+    __tablename__ = "inbound"
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The Message-ID (or, without one, a digest of the message): a message
+    #: delivered twice is stored once.
+    message_key: str = Field(max_length=255, unique=True)
+    recipient: str = Field(max_length=254)
+    sender: str = Field(max_length=254)
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    received_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    # pending -> done (its outcome says what it did)
+    status: str = Field(default="pending", max_length=16, index=True)
+    outcome: str | None = Field(default=None, max_length=64)
+    attempts: int = Field(default=0)
+    handled_at: datetime | None = Field(default=None, sa_column=_when())
+
+
+class TableMessage(SQLModel, table=True):
+    """Table talk: a player's message to the others at a game's table."""
+
+    __tablename__ = "table_message"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat_id: int = Field(foreign_key="seat.id")
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    # page | reply
+    source: str = Field(default="page", max_length=8)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class CaughtMail(SQLModel, table=True):
+    """The demo's mailbox: what would have gone to an SMTP server."""
+
+    __tablename__ = "caught_mail"
+
+    id: int | None = Field(default=None, primary_key=True)
+    recipient: str = Field(max_length=254, index=True)
+    subject: str = Field(max_length=300)
+    kind: str = Field(max_length=16)
+    message_id: str = Field(max_length=200)
+    raw: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+
+
+class Webhook(SQLModel, table=True):
+    """A game's webhook, set by one of its players: each turn, the start and the
+    end are posted there (``pbem.table.webhooks``), from the public view only."""
+
+    __tablename__ = "webhook"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    #: The seat that set it: told by mail if it is switched off, the only one who may remove it.
+    seat_id: int = Field(foreign_key="seat.id")
+    # discord | slack | json
+    kind: str = Field(max_length=8)
+    url: str = Field(max_length=500)
+    #: A json webhook's signing secret is HMAC-derived from the secret key and this
+    #: salt (as seat tokens are): shown once, never stored.
+    secret_salt: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
+    #: When the current run of failures began (``None`` while it delivers).
+    first_failure_at: datetime | None = Field(default=None, sa_column=_when())
+    last_error: str | None = Field(default=None, max_length=300)
+    #: Switched off after failing for a day; nothing more goes to it.
+    disabled_at: datetime | None = Field(default=None, sa_column=_when())

@@ -1,0 +1,28 @@
+"""Games: finding them, each viewer's view, starting, moving, what a new position
+announces, the computer's seats and the autopilot, a seat's own settings.
+
+What the rest of the house calls is named here; the modules behind it import
+each other directly (never this package), so that it imports in one pass.
+
+May import: people, core, words, drawing, rules."""
+
+from .autopilot import autopilot_move
+from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET, autopilot_seed, computer_move,
+                       hand_to_computer, hard_moves_spent)
+from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
+from .mine import GAMES_PER_PAGE, games_of
+from .moves import submit_move
+from .announcing import COMPUTER_GRACE
+from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
+                       set_mail)
+from .starting import COMPUTER_NAMES, LEVELS, MAX_TURN_HOURS, NewPlayer, accept, parse_players, start_game
+from .views import export_game, game_view, public_game, seat_view, status_for
+
+__all__ = [
+    "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
+    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "accept", "autopilot_move",
+    "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id", "game_view", "games_of",
+    "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",
+    "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view", "set_board_style",
+    "set_language", "set_mail", "start_game", "status_for", "submit_move",
+]

@@ -1,0 +1,60 @@
+"""The autopilot: a move for a person whose time ran out, stored like theirs."""
+
+from __future__ import annotations
+
+import random
+
+
+from ..core.context import Context
+from ..core.db import as_utc, session_scope
+from ..core.outbox import enqueue
+from ..rules.bots import choose_move
+from .announcing import computer_turn, hand_on
+from .computer import CLOCK_BOT_SECONDS, autopilot_seed, computer_move
+from .lookup import game_and_seats, rules_game
+from .moves import store_move
+
+
+def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
+    """Move for the seat whose deadline for move ``ply`` has passed, stored
+    exactly like a player's move (same ply guard); every player with mail on is
+    told (``deadline`` mail) and the next turn mail goes out as usual.  Returns
+    the move, or ``None`` when there is nothing to do (someone moved first, the
+    deadline was moved, the game is over)."""
+    now = ctx.now()
+    outbox: list[int | None] = []
+    turn: tuple[int, int] | None = None
+    with session_scope(ctx.engine) as session:
+        game, seats = game_and_seats(session, game_id)
+        if game is None or game.status != "active" or game.ply != ply:
+            return None
+        deadline = as_utc(game.deadline)
+        if deadline is None or deadline > now:
+            return None
+        position = rules_game(game)
+        if position is None or position.turn is None:
+            return None
+        seat = seats[position.turn]
+        computer = seat.bot is not None
+        if not computer:
+            move, order = choose_move(position, random.Random(autopilot_seed(ctx.secret_key, game.seed, ply)))
+            position.push(move, order)
+            stored = store_move(ctx, session, game, seats, seat, position, move,
+                                list(order) if order is not None else None, now, autopilot=True)
+            if stored is None:
+                return None
+            outbox += stored
+            seat.autopilot_streak += 1
+            session.add(seat)
+            for s in seats:
+                if s.mail != "none" and s.bot is None:
+                    outbox.append(enqueue(session, kind="deadline", event=f"autopilot:{ply}", recipient=s.email,
+                                          base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
+            turn = computer_turn(game, seats)
+    if computer:
+        # No worker moved for the computer in its time: the clock does, at its
+        # level but briefly (it may have many such turns to catch up on).
+        return computer_move(ctx, game_id, ply, seconds=CLOCK_BOT_SECONDS)
+    ctx.relay(outbox)
+    hand_on(ctx, turn)
+    return str(move)

@@ -1,0 +1,67 @@
+"""Finding a game and its seats: by a seat's token, by id, by public id."""
+
+from __future__ import annotations
+
+import json
+from typing import NoReturn
+
+from sqlalchemy import bindparam
+from sqlmodel import Session, col, select
+
+from .. import rules
+from ..core import errors, tokens
+from ..core.models import Game, Seat
+from ..words import N_
+
+
+def _refuse_seat_token() -> NoReturn:
+    raise errors.Unauthorized(N_("this seat link is not valid: check that you copied the whole link"))
+
+
+# Every seat of a game with the game, in seat order: one query rather than one for
+# the game and one for its seats.  Built once; the filters below pick the game.
+_SEATS_WITH_GAME = select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position))
+# Every request that carries a seat token starts with this one: the token's game.
+_SEATS_OF_TOKEN = _SEATS_WITH_GAME.where(
+    col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest")).scalar_subquery())
+_SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
+
+
+def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
+    """The seat a token opens, its game, and all the game's seats in order."""
+    if not tokens.well_formed(token):
+        _refuse_seat_token()
+    digest = tokens.digest(str(token))
+    rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()
+    seat = next((s for s, _ in rows if s.token_hash == digest), None)
+    if seat is None:
+        _refuse_seat_token()
+    return seat, rows[0][1], [s for s, _ in rows]
+
+
+def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:
+    """A game and its seats in seat order, in one query (``None`` and no seats if
+    there is no such game)."""
+    rows = session.exec(_SEATS_OF_GAME, params={"game_id": game_id}).all()
+    if not rows:
+        return None, []
+    return rows[0][1], [s for s, _ in rows]
+
+
+def rules_game(game: Game) -> rules.Game | None:
+    return rules.Game.from_json(json.loads(game.state)) if game.state else None
+
+
+def game_by_public_id(session: Session, public_id: object) -> Game:
+    game = None
+    if tokens.is_public_id(public_id):
+        game = session.exec(select(Game).where(Game.public_id == public_id)).first()
+    if game is None:
+        raise errors.NotFound(N_("there is no game %(game)s"), game=str(public_id)[:40])
+    return game
+
+
+def refuse_computer_seat(seat: Seat) -> None:
+    """A seat handed to the computer is the computer's: its link only shows the game."""
+    if seat.bot is not None:
+        raise errors.Conflict(N_("the computer plays this seat now"), code="computer-seat")

@@ -1,0 +1,128 @@
+"""The one view of a game for each viewer, that pages, API, mail, webhooks and the
+computer use."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence, overload
+
+from sqlalchemy.orm import object_session
+from sqlmodel import Session, col, select
+
+from .. import rules
+from ..core import errors
+from ..core.context import Context
+from ..core.db import as_utc, session_scope
+from ..core.models import Bounce, Game, Seat
+from ..people.players import address_hash
+from ..rules.record import export_record
+from ..rules.views import GamePart, PlayerView, PublicView, SeatView, View, ViewPlayer, player_view, public_view
+from ..words import N_
+from .lookup import game_and_seats, game_by_public_id, rules_game, seat_and_game
+
+
+def status_for(game: Game, seat: Seat | None) -> str:
+    if game.status == "invited" and seat is not None:
+        return "invited" if seat.accepted_at is None else "waiting"
+    return game.status
+
+
+@overload
+def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat,
+              *, position: rules.Game | None = None) -> SeatView: ...
+
+
+@overload
+def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: None,
+              *, position: rules.Game | None = None) -> View: ...
+
+
+def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | None,
+              *, position: rules.Game | None = None) -> View:
+    """The one view of a game for one viewer (a seat, or ``None`` for anyone):
+    the rules' view plus the service's facts.  Pages, API and mail all use it.
+    ``position``: the game's position when the caller holds it already (the one
+    ``game.state`` stores), so that it is not parsed again."""
+    if position is None:
+        position = rules_game(game)
+    if position is None:
+        public: PublicView = {
+            "ply": 0, "finished": False, "players": [
+                {"seat": s.position, "name": s.name, "chips": 0, "clan": None,
+                 "to_move": False, "final_score": None} for s in seats
+            ],
+            "huts": {}, "villages": [], "history": [], "last_move": None, "next": None,
+            "next_seat": None, "clan_scores": {}, "epoch": 1, "end": None,
+            "final_scores": None, "winners": None, "villages_founded": 0, "board": "classic",
+        }
+        own: PlayerView | None = None if viewer is None else {
+            **public, "seat": viewer.position, "you": viewer.name, "clan": None, "your_turn": False,
+            "legal_moves": [], "founding": {},
+        }
+    elif viewer is None:
+        public, own = public_view(position), None
+    else:
+        public = own = player_view(position, viewer.position)
+    now = ctx.now()
+    # Whose mail bounces is for the table, not for anyone with the game's id.
+    unreachable = set() if viewer is None else _unreachable(viewer, seats)
+    players: list[ViewPlayer] = []
+    for entry, seat in zip(public["players"], seats):
+        paused = as_utc(seat.paused_until)
+        players.append({**entry, "accepted": seat.accepted_at is not None, "absent": absent(seat),
+                        "paused_until": paused.isoformat() if paused and paused > now else None,
+                        "unreachable": seat.id in unreachable, "bot": seat.bot, "bot_from": seat.bot_from})
+    deadline = as_utc(game.deadline)
+    facts: GamePart = {
+        "game": game.public_id,
+        "status": status_for(game, viewer),
+        "turn_hours": game.turn_hours,
+        "deadline": deadline.isoformat() if deadline and game.status == "active" else None,
+    }
+    if viewer is None or own is None:
+        return {**public, "players": players, **facts}
+    view: SeatView = {**own, "players": players, **facts, "mail": viewer.mail,
+                      "vacation_days_left": viewer.vacation_days_left, "language": viewer.language,
+                      "time_zone": viewer.time_zone, "board_style": viewer.board_style}
+    return view
+
+
+def absent(seat: Seat) -> bool:
+    """The autopilot moved for them three times running (and the computer does not play the seat)."""
+    return seat.autopilot_streak >= 3 and seat.bot is None
+
+
+def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
+    """The seats whose address bounces, read in the transaction that loaded the
+    viewer's seat (every caller of ``game_view`` holds one)."""
+    session = object_session(viewer)
+    if not isinstance(session, Session):
+        return set()
+    hashes = {address_hash(s.email): s.id for s in seats}
+    found = session.exec(select(Bounce.address_hash).where(
+        col(Bounce.address_hash).in_(list(hashes)), col(Bounce.bouncing_at).is_not(None))).all()
+    return {hashes[h] for h in found}
+
+
+def seat_view(ctx: Context, token: object) -> SeatView:
+    with session_scope(ctx.engine) as session:
+        seat, game, seats = seat_and_game(session, token)
+        return game_view(ctx, game, seats, seat)
+
+
+def public_game(ctx: Context, public_id: object) -> View:
+    """What anyone may see of the game with this public id."""
+    with session_scope(ctx.engine) as session:
+        game = game_by_public_id(session, public_id)
+        _, seats = game_and_seats(session, game.id)
+        return game_view(ctx, game, seats, None)
+
+
+def export_game(ctx: Context, public_id: object) -> dict[str, Any]:
+    """The game's ``clans-record/1``; clans only once it is over."""
+    with session_scope(ctx.engine) as session:
+        game = game_by_public_id(session, public_id)
+        position = rules_game(game)
+        if position is None:
+            raise errors.Conflict(N_("game %(game)s has not started: it has no record yet"), game=public_id,
+                                  code="not-started")
+        return export_record(position, reveal=position.is_over())

@@ -1,0 +1,50 @@
+"""What a game's webhooks are told, written to the outbox in the transaction of
+the change that causes it: one row per event and webhook (recipient
+``webhook:ID``), so that the outbox's unique key makes each post at most once.
+What a post says is decided when it is delivered (``pbem.mail.webhook_posts``),
+from the public view only."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Sequence
+
+from sqlmodel import Session, col, select
+
+from ..core.models import Game, Seat, Webhook
+from ..core.outbox import enqueue
+
+#: The events a webhook hears of, as the JSON body names them.
+EVENTS = ("start", "turn", "over")
+
+
+def recipient(webhook_id: int | None) -> str:
+    return f"webhook:{webhook_id}"
+
+
+def webhook_id_of(recipient_text: str) -> int | None:
+    """The webhook a row's recipient names (``None`` if it names none)."""
+    kind, _, number = recipient_text.partition(":")
+    return int(number) if kind == "webhook" and number.isdigit() else None
+
+
+def event_of(ply: int, over: bool, seats: Sequence[Seat], turn: int | None) -> str | None:
+    """The event a new position is for a webhook: the start (which says whose
+    turn it is), a person's turn, or the end; ``None`` for the computer's turn
+    (it moves within seconds: a post for it would only be noise)."""
+    if over:
+        return "over"
+    if ply == 0:
+        return "start"
+    if turn is None or seats[turn].bot is not None:
+        return None
+    return f"ply:{ply}"
+
+
+def enqueue_posts(session: Session, game: Game, event: str, *, base_url: str, now: datetime) -> list[int | None]:
+    """One outbox row per live webhook of the game for ``event``."""
+    hooks = session.exec(select(Webhook.id).where(col(Webhook.game_id) == game.id,
+                                                  col(Webhook.disabled_at).is_(None))).all()
+    return [enqueue(session, kind="webhook", event=event, recipient=recipient(hook_id), base_url=base_url,
+                    now=now, game_id=game.id)
+            for hook_id in hooks]

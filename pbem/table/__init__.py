@@ -1,0 +1,3 @@
+"""Around the table: talk, rematch, replay, watching, and the game's webhooks.
+
+May import: games, people, core, words, drawing, rules."""
