@@ -6,13 +6,15 @@ last-move arrow.  Both renderers draw a :class:`Picture` from :func:`lay_out`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from pbem.rules.board import Board
+from pbem.rules.move import Move
 from pbem.rules.tables import CLANS
+from pbem.rules.views import BoardPart
 
 from .style import (
     ARROW_CLEARANCE,
@@ -60,22 +62,21 @@ class Drawing:
 
 @dataclass(frozen=True)
 class VillageMark:
-    number: int | None
-    points: int | None
+    number: int
+    points: int
 
     @property
     def text(self) -> str:
-        n = f"V{self.number}" if self.number is not None else "V"
-        return n if self.points is None else f"{n} · {self.points} pts"
+        return f"V{self.number} · {self.points} pts"
 
 
 @dataclass(frozen=True)
 class Scene:
-    """The parts of a view the pictures show, read defensively."""
+    """The parts of a view the pictures show, by territory id."""
 
     huts: dict[int, tuple[tuple[str, int], ...]]
     villages: dict[int, VillageMark]
-    last_move: tuple[int, int] | None
+    last_move: Move | None
 
 
 @dataclass(frozen=True)
@@ -196,65 +197,24 @@ def drawing(board: Board) -> Drawing:
 # --------------------------------------------------------------------------------------
 
 
-def as_int(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
+def read_view(board: Board, view: BoardPart) -> Scene:
+    """The huts, villages and last move of ``view`` on ``board``'s territories (any
+    other territory is left out: a view of another board draws nothing there).
 
-
-def _parse_move(value: object) -> tuple[int, int] | None:
-    if not isinstance(value, str):
-        return None
-    parts = value.split("-")
-    if len(parts) != 2:
-        return None
-    a, b = as_int(parts[0]), as_int(parts[1])
-    if a is None or b is None:
-        return None
-    return (a, b)
-
-
-def read_view(board: Board, view: Mapping[str, object]) -> Scene:
-    """The huts, villages and last move of ``view`` that concern ``board``'s territories.
-
-    ``view`` is a view (``pbem.rules.views.BaseView``) or any part of one: the
-    pictures are drawn from what the caller hands in, checked here.  Missing or
-    malformed parts are treated as empty; clans come in the canonical order
-    (red, yellow, green, blue, black), then any unknown clan names sorted."""
+    The view is the rules' own (:class:`pbem.rules.views.BoardPart`), so its parts
+    are trusted; its last move is JSON text (``12-13``) and is parsed here, once,
+    by the rules.  Clans come in the canonical order (red, yellow, green, blue,
+    black), then any unknown clan names sorted."""
     huts: dict[int, tuple[tuple[str, int], ...]] = {}
-    raw_huts = view.get("huts")
-    if isinstance(raw_huts, Mapping):
-        for key, counts in raw_huts.items():
-            tid = as_int(key)
-            if tid is None or tid not in board or not isinstance(counts, Mapping):
-                continue
-            clean: dict[str, int] = {}
-            for clan, count in counts.items():
-                n = as_int(count)
-                if isinstance(clan, str) and n is not None and n > 0:
-                    clean[clan] = clean.get(clan, 0) + n
-            if clean:
-                order = [c for c in CLANS if c in clean]
-                order += sorted(c for c in clean if c not in CLANS)
-                huts[tid] = tuple((c, clean[c]) for c in order)
-    villages: dict[int, VillageMark] = {}
-    raw_villages = view.get("villages")
-    if isinstance(raw_villages, (list, tuple)):
-        for v in raw_villages:
-            if not isinstance(v, Mapping):
-                continue
-            tid = as_int(v.get("territory"))
-            if tid is None or tid not in board:
-                continue
-            villages[tid] = VillageMark(as_int(v.get("number")), as_int(v.get("points")))
-    last = _parse_move(view.get("last_move"))
-    if last is not None and (last[0] not in board or last[1] not in board):
+    for key, counts in view["huts"].items():
+        tid = int(key)
+        if tid in board and counts:
+            order = [c for c in CLANS if c in counts] + sorted(c for c in counts if c not in CLANS)
+            huts[tid] = tuple((c, counts[c]) for c in order)
+    villages = {v["territory"]: VillageMark(v["number"], v["points"])
+                for v in view["villages"] if v["territory"] in board}
+    last = Move.parse(view["last_move"]) if view["last_move"] is not None else None
+    if last is not None and (last.source not in board or last.target not in board):
         last = None
     return Scene(huts, villages, last)
 
@@ -395,7 +355,7 @@ class Picture:
     arrow: Arrow | None
 
 
-def lay_out(board: Board, view: Mapping[str, object]) -> Picture:
+def lay_out(board: Board, view: BoardPart) -> Picture:
     d = drawing(board)
     scene = read_view(board, view)
     layouts = {

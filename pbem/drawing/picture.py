@@ -11,13 +11,15 @@ hut-token sprites.  A render copies the map and draws only what the view adds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from pbem.rules.board import Board
+from pbem.rules.move import Move
+from pbem.rules.views import BoardPart, VillageEntry
 from pbem.rules.tables import CLANS
 
 from .layout import Picture, Point, Shape, drawing, lay_out
@@ -213,7 +215,7 @@ def _paste_label(img: Image.Image, at: PxPoint, text: str, fill: str, halo: str,
     img.paste(sprite, (round(at[0]) + dx, round(at[1]) + dy), sprite)
 
 
-def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH,
+def render(board: Board, view: BoardPart, *, width: int = DEFAULT_WIDTH,
            style: str | BoardStyle | None = None, laid_out: Picture | None = None) -> Image.Image:
     """The picture as an RGB image (``board_png`` encodes it), in the board style
     ``style`` (a name of ``style.BOARD_STYLES``; ``None``: standard)."""
@@ -282,7 +284,7 @@ def render(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WID
     return img
 
 
-def board_png(board: Board, view: Mapping[str, object], *, width: int = DEFAULT_WIDTH,
+def board_png(board: Board, view: BoardPart, *, width: int = DEFAULT_WIDTH,
               style: str | BoardStyle | None = None) -> bytes:
     """The board in the position ``view`` as PNG bytes, ``width`` pixels wide (height by
     the board's aspect ratio); a palette image, small enough to attach to an email.
@@ -301,13 +303,15 @@ def _palette(board: Board, width: int, look: BoardStyle = STANDARD) -> Image.Ima
     ids = list(board.ids)
     huts = {str(tid): {clan: 1 + (n + k) % 12 for k, clan in enumerate(CLANS)}
             for n, tid in enumerate(ids) if n % 3}
-    villages = [{"number": n + 1, "territory": tid, "epoch": 1, "points": 5, "clans": list(CLANS)}
-                for n, tid in enumerate(ids[::7][:12])]
+    villages: list[VillageEntry] = [
+        {"number": n + 1, "territory": tid, "epoch": 1, "founder": "", "terrain": board.terrain(tid),
+         "huts": {"red": 2}, "removed": {}, "clans": list(CLANS), "points": 5}
+        for n, tid in enumerate(ids[::7][:12])]
     for v in villages:
         huts[str(v["territory"])] = {"red": 2}
     first = next(t for t in ids if str(t) in huts)
     second = min(board.neighbours(first))
-    sample = render(board, {"huts": huts, "villages": villages, "last_move": f"{second}-{first}"},
+    sample = render(board, {"huts": huts, "villages": villages, "last_move": str(Move(second, first))},
                     width=width, style=look)
     return sample.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
 
@@ -331,7 +335,7 @@ class CloseUp:
     size: tuple[int, int]
 
 
-def close_up_windows(board: Board, view: Mapping[str, object], territories: Sequence[int], *,
+def close_up_windows(board: Board, view: BoardPart, territories: Sequence[int], *,
                      laid_out: Picture | None = None,
                      ) -> list[tuple[tuple[float, float, float, float], tuple[int, ...]]]:
     """Windows :data:`CLOSE_UP_W` wide (board units, ``(x0, y0, x1, y1)``) that
@@ -365,7 +369,7 @@ def close_up_windows(board: Board, view: Mapping[str, object], territories: Sequ
     return out
 
 
-def board_pngs(board: Board, view: Mapping[str, object], *, focus: Sequence[int] = (),
+def board_pngs(board: Board, view: BoardPart, *, focus: Sequence[int] = (),
                width: int = DEFAULT_WIDTH, style: str | BoardStyle | None = None) -> tuple[bytes, list[CloseUp]]:
     """:func:`board_png`, and close-ups (:func:`close_up_windows`) showing the
     territories ``focus`` legibly on a phone: pieces of the same picture, drawn

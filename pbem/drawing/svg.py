@@ -1,27 +1,28 @@
 """The board as a standalone SVG picture, for the web pages.
 
-:func:`board_svg` is a pure function of a board and a *view* (``huts``, ``villages``,
-``last_move``); it draws the layout of :mod:`pbem.drawing.layout` in the look of
+:func:`board_svg` is a pure function of a board and a *view* (its
+:class:`~pbem.rules.views.BoardPart`: ``huts``, ``villages``, ``last_move``); it draws the layout of :mod:`pbem.drawing.layout` in the look of
 :mod:`pbem.drawing.style`, as the PNG renderer (:mod:`pbem.drawing.picture`) does.
 
 >>> from pbem.rules.board import Board
 >>> b = Board.from_data({"territories": [{"id": 1, "terrain": "forest", "neighbours": [2]},
 ...                                      {"id": 2, "terrain": "steppe", "neighbours": [1]}]})
->>> svg = board_svg(b, {"huts": {"2": {"red": 2}}, "last_move": "1-2"})
+>>> svg = board_svg(b, {"huts": {"2": {"red": 2}}, "villages": [], "last_move": "1-2"})
 >>> svg.startswith("<svg") and 'data-territory="2"' in svg and "red 2" in svg
 True
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from pbem.rules.board import Board
+from pbem.rules.views import BoardPart
 from pbem.rules.tables import EPOCHS
 from pbem.words import ENGLISH, Words
 
-from .layout import Point, Scene, Shape, as_int, lay_out
+from .layout import Point, Scene, Shape, lay_out
 from .marks import font_scale, outline, text_at
 from .style import (
     ARROW_HALO_W,
@@ -76,15 +77,12 @@ def territory_title(shape: Shape, scene: Scene, w: Words = ENGLISH) -> str:
     text = f"{shape.id} · {w.terrain(shape.terrain)} · {contents}"
     village = scene.villages.get(shape.id)
     if village is not None:
-        if village.number is None:
-            text += " · " + w._("village")
-        elif 1 <= village.number <= sum(e.villages for e in EPOCHS):
+        if 1 <= village.number <= sum(e.villages for e in EPOCHS):
             text += " · " + w._("village %(number)s (epoch %(epoch)s)", number=village.number,
                                 epoch=_epoch_roman(village.number))
         else:
             text += " · " + w._("village %(number)s", number=village.number)
-        if village.points is not None:
-            text += ", " + w.n_("%(num)d point", "%(num)d points", village.points)
+        text += ", " + w.n_("%(num)d point", "%(num)d points", village.points)
     return text
 
 
@@ -110,15 +108,6 @@ def _f(v: float) -> str:
 def _path(points: Iterable[Point], close: bool = True) -> str:
     parts = [f"{_f(x)} {_f(y)}" for x, y in points]
     return "M" + "L".join(parts) + ("Z" if close else "")
-
-
-def _ints(values: Iterable[int]) -> set[int]:
-    out = set()
-    for v in values:
-        n = as_int(v)
-        if n is not None:
-            out.add(n)
-    return out
 
 
 def _shape(mark: str, centre: Point, grow: float, attrs: str) -> str:
@@ -192,7 +181,7 @@ def _patterns(territories: Iterable[Shape]) -> list[str]:
 
 def board_svg(
     board: Board,
-    view: Mapping[str, object],
+    view: BoardPart,
     *,
     width: int | None = None,
     selectable: Iterable[int] = (),
@@ -214,9 +203,9 @@ def board_svg(
     pic = lay_out(board, view)
     d, scene = pic.drawing, pic.scene
     box_w, h = d.size
-    sel = _ints(selectable)
-    tgt = _ints(targets)
-    chosen = as_int(selected) if selected is not None else None
+    sel = set(selectable)
+    tgt = set(targets)
+    chosen = selected
     if width is None:
         size_attrs = 'width="100%"'
     else:
@@ -292,7 +281,7 @@ def board_svg(
         shaft = _path((a.start, a.shaft_end), close=False)
         head = _path(a.head)
         out.append(
-            f'<g id="last-move" class="last-move-arrow" data-move="{scene.last_move[0]}-{scene.last_move[1]}" '
+            f'<g id="last-move" class="last-move-arrow" data-move="{scene.last_move}" '
             'stroke-linecap="round" stroke-linejoin="round">'
             f'<path d="{shaft}" fill="none" stroke="{LAST_MOVE_HALO}" '
             f'stroke-width="{_f(ARROW_W + 2 * ARROW_HALO_W)}"/>'

@@ -11,7 +11,7 @@ from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET
                        hand_to_computer, hard_moves_spent)
 from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .mine import GAMES_PER_PAGE, games_of
-from .moves import submit_move
+from .moves import read_move, submit_move
 from .announcing import COMPUTER_GRACE
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
@@ -23,6 +23,6 @@ __all__ = [
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "accept", "autopilot_move",
     "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id", "game_view", "games_of",
     "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",
-    "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view", "set_board_style",
-    "set_language", "set_mail", "start_game", "status_for", "submit_move",
+    "read_move", "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view",
+    "set_board_style", "set_language", "set_mail", "start_game", "status_for", "submit_move",
 ]

@@ -24,11 +24,23 @@ from .lookup import refuse_computer_seat, rules_game, seat_and_game
 from .views import game_view
 
 
-def submit_move(ctx: Context, token: object, move: object, order: object, ply: object,
+def read_move(text: object, *, strict: bool = True) -> Move:
+    """A move as someone wrote it (a form, the API), parsed once where it comes in:
+    the house passes the :class:`Move` on.  Not a move: a refusal (``MoveRefused``),
+    counted with the refused moves as :func:`submit_move` counts them."""
+    try:
+        return _parsed(text, strict)
+    except errors.ServiceError as e:
+        metrics.move(e.code)
+        raise
+
+
+def submit_move(ctx: Context, token: object, move: Move | object, order: object, ply: object,
                 *, strict: bool = False) -> SeatView:
     """Validate a move with the rules and store it in one transaction guarded by
     ``ply``; returns the mover's new view.  Resubmitting a move that was already
-    accepted returns the current view and changes nothing."""
+    accepted returns the current view and changes nothing.  ``move`` is a
+    :class:`Move`, or the text of one (the API's JSON), parsed here."""
     try:
         view = _submit_move(ctx, token, move, order, ply, strict=strict)
     except errors.ServiceError as e:
@@ -38,14 +50,18 @@ def submit_move(ctx: Context, token: object, move: object, order: object, ply: o
     return view
 
 
-def _submit_move(ctx: Context, token: object, move: object, order: object, ply: object,
+def _parsed(text: object, strict: bool) -> Move:
+    try:
+        return Move.parse(text, strict=strict)
+    except RulesError as e:
+        raise errors.MoveRefused(e) from e
+
+
+def _submit_move(ctx: Context, token: object, move: Move | object, order: object, ply: object,
                  *, strict: bool = False) -> SeatView:
     if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
         raise errors.BadRequest(N_("ply must be the number of moves you saw (a whole number)"), code="bad-request")
-    try:
-        parsed = Move.parse(move, strict=strict)
-    except RulesError as e:
-        raise errors.MoveRefused(e) from e
+    parsed = move if isinstance(move, Move) else _parsed(move, strict)
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)

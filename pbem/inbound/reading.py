@@ -8,18 +8,18 @@ The move is the first line of the fresh text, and that line holds nothing but
 the move (two whole ASCII numbers) and optionally the order of the villages:
 
 >>> read_reply("12-13").move
-'12-13'
->>> [read_reply(t).move for t in ["12 - 13", "12 13", "12 to 13", "12\\u219213", "12 > 13",
-...                               "12\\u201313", "12 -> 13", "12 na 13", "12 para 13", "012-013."]]
+Move(12, 13)
+>>> [str(read_reply(t).move) for t in ["12 - 13", "12 13", "12 to 13", "12\\u219213", "12 > 13",
+...                                    "12\\u201313", "12 -> 13", "12 na 13", "12 para 13", "012-013."]]
 ['12-13', '12-13', '12-13', '12-13', '12-13', '12-13', '12-13', '12-13', '12-13', '12-13']
->>> [read_reply(t).move for t in ["Move: 12-13", "l\\u00e9p\\u00e9s: 12 13", "tah: 12-13", "jogada: 12 para 13"]]
+>>> [str(read_reply(t).move) for t in ["Move: 12-13", "l\\u00e9p\\u00e9s: 12 13", "tah: 12-13", "jogada: 12 para 13"]]
 ['12-13', '12-13', '12-13', '12-13']
 >>> [read_reply(t).order for t in ["12-13 order 14 15", "12-13 sorrend 14, 15",
 ...                                "12-13 po\\u0159ad\\u00ed: 15 14", "12-13 ordem 14 15", "12-13 (14, 15)",
 ...                                "12-13\\norder 15 14"]]
 [(14, 15), (14, 15), (15, 14), (14, 15), (14, 15), (15, 14)]
 >>> read_reply("12-13\\n\\nGood luck!\\n\\nOn Tue, 1 Dec 2026 at 10:00, Clans by Mail <m@x.example> wrote:\\n> Your turn")
-Reply(move='12-13', order=None, talk='Good luck!', problem=None, talk_cut=False, left_out=False)
+Reply(move=Move(12, 13), order=None, talk='Good luck!', problem=None, talk_cut=False, left_out=False)
 
 What is not a move is not read as one:
 
@@ -65,12 +65,12 @@ PROBLEMS = ("empty", "no-move", "move-not-first", "two-moves", "bad-order")
 class Reply:
     """What a reply says.  ``problem`` is None exactly when ``move`` is read.
 
-    ``move`` is in record form (``12-13``); ``order`` the villages in the
+    ``move`` is the rules' :class:`Move`, read once here; ``order`` the villages in the
     mover's order, if given; ``talk`` the fresh text but the move (and order)
     line, for the table talk, at most ``MAX_TALK`` characters (``talk_cut``
     says it was cut)."""
 
-    move: str | None
+    move: Move | None
     order: tuple[int, ...] | None
     talk: str
     problem: str | None
@@ -738,13 +738,13 @@ def _good_order(order: tuple[int, ...]) -> bool:
     return len(order) <= MAX_ORDER and len(set(order)) == len(order)
 
 
-def _move_line(line: str) -> tuple[str, str | None, tuple[int, ...] | None]:
+def _move_line(line: str) -> tuple[str, Move | None, tuple[int, ...] | None]:
     """(problem or "", move, order) read from what should be a move line."""
     text = line.strip().strip("*").strip()
     head = _MOVE_HEAD.match(text) if len(text) <= 200 else None
     if head is None:
         return "no-move", None, None
-    move = str(Move(int(head.group(1)), int(head.group(2))))
+    move = Move(int(head.group(1)), int(head.group(2)))
     rest = text[head.end():].strip().rstrip(".!").strip().lstrip(",;").strip()
     if not rest:
         return "", move, None
@@ -803,7 +803,7 @@ def read_reply(text: str, sent: Sent | None = None) -> Reply:
     return _with_talk(move, order, "\n".join(rest).strip(), problem or None, left_out)
 
 
-def _with_talk(move: str | None, order: tuple[int, ...] | None, talk: str,
+def _with_talk(move: Move | None, order: tuple[int, ...] | None, talk: str,
                problem: str | None, left_out: bool = False) -> Reply:
     cut = len(talk) > MAX_TALK
     return Reply(move, order, talk[:MAX_TALK].rstrip() if cut else talk, problem, cut, left_out)

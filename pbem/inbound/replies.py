@@ -549,7 +549,7 @@ class _Plan:
     seat_token: str
     token_id: int
     ply: int
-    move: str
+    move: rules.Move
     order: list[int] | None
 
 
@@ -747,7 +747,7 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
     kind, _, why = outcome.partition(":")
     order = ", ".join(map(str, reply.order or ()))
     facts: dict[str, Any] = {
-        "outcome": outcome, "move": reply.move or "", "played": move_text(reply.move) if reply.move else "",
+        "outcome": outcome, "move": str(reply.move or ""), "played": move_text(reply.move) if reply.move else "",
         "order_text": order, "talk": reply.talk, "talk_lines": reply.talk.split("\n") if reply.talk else [],
         "talk_posted": outcome == "accepted:talk", "talk_refused": outcome == "accepted:talk-refused",
         "reason": "", "token_ply": token.ply, "in_reply_to": _message_id(message),
@@ -762,7 +762,7 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
         facts["sender"] = _from_address(message)[:254]
         link = links.seat_link(ctx, seat)
         if reply.move:
-            query = {"move": reply.move, **({"order": ",".join(map(str, reply.order))} if reply.order else {})}
+            query = {"move": str(reply.move), **({"order": ",".join(map(str, reply.order))} if reply.order else {})}
             link = f"{link}?{urlencode(query)}"
         facts["confirm_link"] = link
     elif kind == "refused":
@@ -791,7 +791,7 @@ def _rules_error(game: Game, token: ReplyToken, reply: reading.Reply) -> rules.R
         return None
     try:
         position = rules.Game.from_json(json.loads(game.state))
-        position.push(rules.Move.parse(reply.move, strict=False), list(reply.order) if reply.order else None)
+        position.push(reply.move, list(reply.order) if reply.order else None)
     except rules.RulesError as e:
         return e
     return None

@@ -24,6 +24,7 @@ from typing import Sequence
 from . import errors
 from .board import load_board
 from .game import Game, Played, Village
+from .move import Move
 from .tables import CLANS
 from .views import PlayerView
 
@@ -72,8 +73,8 @@ def game_from_view(view: PlayerView, clans: Sequence[str | None] | None = None) 
     moves, index = board.moves, board.index
     history = game.history = []
     for i, h in enumerate(view["history"]):
-        source, _, target = h["move"].partition("-")
-        history.append(Played(i, h["seat"], moves[index[int(source)]][index[int(target)]],
+        source, target = Move.parse(h["move"])
+        history.append(Played(i, h["seat"], moves[index[source]][index[target]],
                               tuple(h["villages"]), tuple(h["villages"]), False))
     game.end = view["end"]
     if len(history) != ply:

@@ -93,6 +93,15 @@ class PlayerEntry(TypedDict):
     final_score: int | None
 
 
+class BoardPart(TypedDict):
+    """What the board pictures show of a view (``pbem.drawing`` reads only this):
+    every view below has it."""
+
+    huts: dict[str, Counts]
+    villages: list[VillageEntry]
+    last_move: MoveText | None
+
+
 class BaseView(TypedDict):
     """What every view holds but its players (whose entries the service extends)."""
 

@@ -243,9 +243,8 @@ def _board() -> Board:
 
 def _moves_by_source(view: View) -> dict[int, list[int]]:
     out: dict[int, list[int]] = {}
-    for text in view["legal_moves"] if seated(view) else ():
-        source, _, target = str(text).partition("-")
-        out.setdefault(int(source), []).append(int(target))
+    for source, target in map(Move.parse, view["legal_moves"]) if seated(view) else ():
+        out.setdefault(source, []).append(target)
     return {s: sorted(t) for s, t in sorted(out.items())}
 
 
@@ -296,7 +295,7 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
     for source, targets in moves.items():
         group = []
         for target in targets:
-            text = f"{source}-{target}"
+            text = str(Move(source, target))
             villages = founding.get(text) or []
             label = f"{source} → {target}"
             if len(villages) == 1:
@@ -444,7 +443,8 @@ def move(token: str) -> Any:
             raise Invalid(N_("choose a move first: pick one from the list, or type it like 12-13"),
                           code="no-move")
         order = _parse_order(order_text)
-        view = games.submit_move(ctx, token, text, order, ply, strict=False)
+        played = games.read_move(text, strict=False)
+        view = games.submit_move(ctx, token, played, order, ply)
     except Unauthorized:
         raise
     except ServiceError as e:
@@ -461,7 +461,6 @@ def move(token: str) -> Any:
         else:
             message = w._("%(error)s Nothing was played.", error=error_text(e, w))
         return play_page(token, view, error=message, error_code=e.code, status=e.status, form=form)
-    played = Move.parse(text, strict=False)
     shown = move_text(str(played))
     flash(seat_words(view)._("Your move %(move)s was played.", move=shown), "ok")
     return redirect(url_for(".play", token=token), 303)

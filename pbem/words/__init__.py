@@ -22,6 +22,7 @@ from babel.dates import format_datetime, format_time, match_skeleton
 from .language import DEFAULT_LANGUAGE, DEFAULT_TIME_ZONE, TAGS, locale, translations, zone
 from ..rules.effects import MoveEffect, VillageEffect
 from ..rules.errors import RulesError
+from ..rules.move import Move
 from ..rules.tables import CLANS, EPOCHS, TERRAINS
 from ..rules.views import BaseView, VillageEntry
 
@@ -140,13 +141,14 @@ _LEVELS = frozenset(LEVELS)
 # -- the game in sentences ----------------------------------------------------
 
 
-def move_text(move: str) -> str:
-    """A move as people read it (the same in every language).
+def move_text(move: Move | str) -> str:
+    """A move as people read it (the same in every language), from the rules'
+    move or the record form of the views.
 
-    >>> move_text("12-13")
-    '12 → 13'
+    >>> move_text("12-13"), move_text(Move(12, 13))
+    ('12 → 13', '12 → 13')
     """
-    return move.replace("-", " → ")
+    return str(move).replace("-", " → ")
 
 
 def describe_history(view: BaseView, w: Words = ENGLISH) -> list[str]:

@@ -25,7 +25,7 @@ from pbem.drawing.style import (
 from pbem.drawing.svg import board_svg, clan_icon
 from pbem.rules.board import Board, classic_board
 from pbem.rules.tables import CLANS
-from tests.support.views import MID_GAME
+from tests.support.views import MID_GAME, board_part
 
 NS = "{http://www.w3.org/2000/svg}"
 SIDES = {"circle": 0, "square": 4, "diamond": 4, "triangle": 3, "hexagon": 6}
@@ -124,7 +124,7 @@ def test_unknown_style_is_refused(board: Board) -> None:
 
 
 def _lone_token(board: Board, clan: str, tid: int) -> tuple[Image.Image, tuple[float, float]]:
-    view = {"huts": {str(tid): {clan: 3}}}
+    view = board_part({str(tid): {clan: 3}})
     (token,) = lay_out(board, view).layouts[tid].tokens
     return render(board, view), token.centre
 

@@ -13,6 +13,8 @@ from pbem.drawing.picture import _palette, render
 from pbem.drawing.png import SIGNATURE, palette_png
 from pbem.rules import classic_board
 
+from tests.support.views import board_part
+
 
 def _decoded(data: bytes) -> Image.Image:
     img = Image.open(io.BytesIO(data))
@@ -22,7 +24,7 @@ def _decoded(data: bytes) -> Image.Image:
 
 def test_the_board_picture_round_trips_pixel_for_pixel() -> None:
     board = classic_board()
-    picture = render(board, {"huts": {"12": {"red": 2}}, "last_move": None}).quantize(
+    picture = render(board, board_part({"12": {"red": 2}})).quantize(
         palette=_palette(board, 1200), dither=Image.Dither.NONE)
     data = palette_png(picture)
     back = _decoded(data)

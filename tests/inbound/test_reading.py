@@ -20,6 +20,7 @@ import pytest
 
 from pbem.inbound import reading
 from pbem.inbound.reading import MAX_TALK, Reply, fresh_text, html_to_text, read_reply, reply_text
+from pbem.rules import Move
 
 ADDRESS = "move+k3y@clans.example"
 SERVICE = f"Clans by Mail <{ADDRESS}>"
@@ -217,7 +218,7 @@ def mail(plain: str | None, html_body: str | None, charset: str = "utf-8",
 
 
 def expected(lang: str) -> Reply:
-    return Reply(move="12-13", order=None, talk=TALK[lang], problem=None, talk_cut=False)
+    return Reply(move=Move(12, 13), order=None, talk=TALK[lang], problem=None, talk_cut=False)
 
 
 # -- every client, every language ----------------------------------------------------------
@@ -309,7 +310,7 @@ def test_crlf_line_ends_inside_the_body() -> None:
         assert "\r" not in text
         assert read_reply(text) == expected("hu")
     assert read_reply(f"12-13\r\nGood luck\r\n\r\n{GMAIL['en']}\r\n> 4-5\r\n") == Reply(
-        "12-13", None, "Good luck", None, False)
+        Move(12, 13), None, "Good luck", None, False)
 
 
 def test_raw_received_bytes_in_latin_2() -> None:
@@ -332,7 +333,7 @@ def test_format_flowed_is_unwrapped() -> None:
     message = mail("12-13\n\nwrapped with \ndelsp\n", None, "utf-8", "8bit", format="flowed", delsp="yes")
     assert read_reply(reply_text(message)).talk == "wrapped withdelsp"
     message = mail("> quoted line that \n> wraps\n12-13\n", None, "utf-8", "8bit", format="flowed")
-    assert read_reply(reply_text(message)) == Reply("12-13", None, "", None, False)
+    assert read_reply(reply_text(message)) == Reply(Move(12, 13), None, "", None, False)
 
 
 # -- reply_text: which part, which charset -------------------------------------------------
@@ -373,7 +374,7 @@ def test_reply_text_survives_bad_charsets_and_encodings() -> None:
     assert isinstance(reply_text(bad_base64), str)
     bad_utf8 = raw(b"Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit",
                    b"12-13\r\n\xff\xfe\xc3(\r\n")
-    assert read_reply(reply_text(bad_utf8)).move == "12-13"
+    assert read_reply(reply_text(bad_utf8)).move == Move(12, 13)
     rfc2231 = raw(b"Content-Type: text/plain; charset*=utf-8''utf-8", "12-13\r\nÁ\r\n".encode())
     assert reply_text(rfc2231) == "12-13\nÁ\n"
     assert reply_text(raw(b"Content-Type: multipart/mixed; boundary=x", b"no parts here")) == ""
@@ -405,7 +406,7 @@ def test_html_to_text() -> None:
     "jogada: 12 para 13", "12\u00a0-\u00a013", "12\u202f13", "\ufeff12-13", "12-13\u200b",
 ])
 def test_move_forms(line: str) -> None:
-    assert read_reply(line + "\nthanks") == Reply("12-13", None, "thanks", None, False)
+    assert read_reply(line + "\nthanks") == Reply(Move(12, 13), None, "thanks", None, False)
 
 
 @pytest.mark.parametrize("line,order", [
@@ -417,12 +418,12 @@ def test_move_forms(line: str) -> None:
     ("12-13 (14)", (14,)), ("12-13 order " + " ".join(str(n) for n in range(1, 13)), tuple(range(1, 13))),
 ])
 def test_orders(line: str, order: tuple[int, ...]) -> None:
-    assert read_reply(f"{line}\n\nGL") == Reply("12-13", order, "GL", None, False)
+    assert read_reply(f"{line}\n\nGL") == Reply(Move(12, 13), order, "GL", None, False)
 
 
 def test_order_on_the_next_line() -> None:
-    assert read_reply("12-13\n\nsorrend: 15, 14\nHajrá!") == Reply("12-13", (15, 14), "Hajrá!", None, False)
-    assert read_reply("12-13\nordem 14 15") == Reply("12-13", (14, 15), "", None, False)
+    assert read_reply("12-13\n\nsorrend: 15, 14\nHajrá!") == Reply(Move(12, 13), (15, 14), "Hajrá!", None, False)
+    assert read_reply("12-13\nordem 14 15") == Reply(Move(12, 13), (14, 15), "", None, False)
     assert read_reply("12-13 (14, 15)\norder 15 14").problem == "bad-order"
     assert read_reply("12-13\norder 14 14").problem == "bad-order"
     # only the line right after the move, and only with the word
@@ -503,7 +504,7 @@ def test_forwarded_and_pgp() -> None:
     assert fresh_text("12-13\n---------- Forwarded message ---------\nFrom: x") == "12-13"
     signed = ("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\n12-13\nGL\n"
               "-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEE\n-----END PGP SIGNATURE-----\n")
-    assert read_reply(signed) == Reply("12-13", None, "GL", None, False)
+    assert read_reply(signed) == Reply(Move(12, 13), None, "GL", None, False)
 
 
 # -- hostile input -------------------------------------------------------------------------
@@ -520,7 +521,7 @@ def test_huge_talk_is_cut_and_flagged() -> None:
     text = "12-13\n" + ("blah " * 40 + "\n") * 50_000             # 10 MB
     reply = quick(10, lambda: read_reply(text))
     assert isinstance(reply, Reply)
-    assert reply.move == "12-13" and reply.talk_cut and len(reply.talk) <= MAX_TALK
+    assert reply.move == Move(12, 13) and reply.talk_cut and len(reply.talk) <= MAX_TALK
     exact = read_reply("12-13\n" + "x" * MAX_TALK)
     assert (len(exact.talk), exact.talk_cut) == (MAX_TALK, False)
     over = read_reply("12-13\n" + "x" * (MAX_TALK + 1))
@@ -531,7 +532,7 @@ def test_huge_lines_and_quotes() -> None:
     assert quick(10, lambda: read_reply("1" * 2_000_000).problem) == "no-move"
     assert quick(10, lambda: read_reply("12-13 " + "1 " * 1_000_000).problem) == "no-move"
     long_quote = "12-13\n\n" + GMAIL["en"] + "\n" + "> " + "y" * 1_000 + "\n"
-    assert quick(10, lambda: read_reply(long_quote + ("> q\n" * 500_000)).move) == "12-13"
+    assert quick(10, lambda: read_reply(long_quote + ("> q\n" * 500_000)).move) == Move(12, 13)
     header_like = ("On " + "1 " * 100_000 + "wrote:\n") * 3
     assert quick(10, lambda: fresh_text(header_like)) is not None
     dashes = ("-" * 100_000 + "a") + "\n" + "From: " + "x" * 100_000
@@ -548,14 +549,14 @@ def test_huge_and_broken_html() -> None:
         assert isinstance(quick(20, lambda: html_to_text(broken)), str)
     big = mail(None, "<p>12-13</p>" + "<p>" + "talk " * 400_000 + "</p>", "utf-8", "base64")
     reply = quick(20, lambda: read_reply(reply_text(big)))
-    assert isinstance(reply, Reply) and reply.move == "12-13" and reply.talk_cut
+    assert isinstance(reply, Reply) and reply.move == Move(12, 13) and reply.talk_cut
 
 
 def test_nul_controls_and_invisible_characters_never_reach_the_talk() -> None:
     reply = read_reply("12-13\x00\nhi\x00 there\x07\x1b[31m red\u202e\u2066evil\u2069\ufeff\u200b")
-    assert reply == Reply("12-13", None, "hi there[31m redevil", None, False)
+    assert reply == Reply(Move(12, 13), None, "hi there[31m redevil", None, False)
     assert read_reply("\x00" * 1000).problem == "empty"
-    assert read_reply("1\x002-13").move == "12-13"                # a NUL is nothing, not a separator
+    assert read_reply("1\x002-13").move == Move(12, 13)                # a NUL is nothing, not a separator
 
 
 def test_reply_is_frozen() -> None:
@@ -636,7 +637,7 @@ def _reply_body(style: str) -> str:
 @pytest.mark.parametrize("style", sorted(STYLES))
 def test_the_original_below_a_reply_in_each_mail_programs_style_is_never_talk(style: str) -> None:
     reply = read_reply(_reply_body(style), SENT)
-    assert reply.move == "12-13" and reply.problem is None
+    assert reply.move == Move(12, 13) and reply.problem is None
     assert reply.talk == OWN_WORDS[STYLES[style][0]] and reply.left_out == (style in FINGERPRINT_ONLY)
     assert SEAT_TOKEN not in reply.talk and "secret clan" not in reply.talk.casefold()
     assert "green" not in reply.talk.casefold() and "/play/" not in reply.talk
@@ -647,7 +648,7 @@ def test_the_quote_headers_of_more_languages_end_the_fresh_text_on_their_own(sty
     """A help, not the guarantee: each mail program's header (or quote) ends
     the fresh text even without knowing what was sent."""
     reply = read_reply(_reply_body(style))
-    assert reply.move == "12-13" and reply.talk == OWN_WORDS[STYLES[style][0]]
+    assert reply.move == Move(12, 13) and reply.talk == OWN_WORDS[STYLES[style][0]]
 
 
 def test_a_pasted_original_is_cut_even_mid_reply_and_the_header_lines_above_it_go_too() -> None:
@@ -659,7 +660,7 @@ def test_a_pasted_original_is_cut_even_mid_reply_and_the_header_lines_above_it_g
 
 def test_the_move_line_is_never_taken_for_the_mail_even_when_it_is_the_mails_example() -> None:
     reply = read_reply("12-13 order 14 15\nThanks for the example!", SENT)
-    assert reply.move == "12-13" and reply.order == (14, 15) and reply.talk == "Thanks for the example!"
+    assert reply.move == Move(12, 13) and reply.order == (14, 15) and reply.talk == "Thanks for the example!"
 
 
 def test_the_players_own_words_that_share_a_few_words_with_the_mail_stay() -> None:
@@ -722,7 +723,7 @@ def test_the_guard_costs_little_on_a_long_hostile_reply() -> None:
     text = "12-13\n" + ("word " * 20 + "\n") * 5000
     started = time.process_time()
     reply = read_reply(text, SENT)
-    assert reply.move == "12-13" and len(reply.talk) <= MAX_TALK
+    assert reply.move == Move(12, 13) and len(reply.talk) <= MAX_TALK
     assert time.process_time() - started < 2.0
 
 

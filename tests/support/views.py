@@ -8,6 +8,17 @@ from pbem.rules.board import Board
 from pbem.rules.tables import CLANS
 
 
+def board_part(huts: dict[str, dict[str, int]] | None = None, villages: list[dict[str, Any]] | None = None,
+               last_move: str | None = None) -> dict[str, Any]:
+    """What the pictures read of a view (``pbem.rules.views.BoardPart``): by default
+    an empty board."""
+    return {"huts": huts or {}, "villages": villages or [], "last_move": last_move}
+
+
+#: No huts, no villages, no move yet.
+EMPTY = board_part()
+
+
 def start_view(board: Board) -> dict[str, Any]:
     """One hut on every territory, as at the start of a game."""
     huts = {}
