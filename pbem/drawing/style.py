@@ -1,9 +1,14 @@
-"""The look of the board, once: every colour, size and font of the board picture.
+"""The look of the house, once: every colour, size and font of the board picture,
+and the colours and fonts of the pages, the mails and the brand mark.
 
-Both renderers read it, the SVG board of the pages (:mod:`pbem.drawing.svg`) and the
-PNG board of the mails (:mod:`pbem.drawing.picture`); the web pages get it as template
-globals and, for ``static/style.css`` and ``static/play.js``, as CSS custom properties
-(:func:`css_properties`).  Sizes are in board units (the classic board is 1000 x 700).
+Both board renderers read it, the SVG board of the pages (:mod:`pbem.drawing.svg`)
+and the PNG board of the mails (:mod:`pbem.drawing.picture`).  The web pages get it
+as template globals and, for ``static/style.css`` and ``static/play.js``, as CSS
+custom properties (:func:`css_properties`, written into every page by
+``templates/base.html``); the mails' templates (which mail clients need with
+literal values) and the page templates get the named colours of :data:`LOOK`.
+No colour of it is written anywhere else (tests/drawing/test_palette.py).
+Sizes of the board are in board units (the classic board is 1000 x 700).
 """
 
 from __future__ import annotations
@@ -14,10 +19,15 @@ from dataclasses import dataclass
 # Palette
 # --------------------------------------------------------------------------------------
 
+WHITE = "#ffffff"
+#: Two terrains' colours are the mails' too: the forest their button and links,
+#: the steppe the edge of their deadline box.
+FOREST = "#2f6b34"
+STEPPE = "#d4a84b"
 TERRAIN_COLOURS: dict[str, str] = {
     "mountain": "#9a9a9a",
-    "forest": "#2f6b34",
-    "steppe": "#d4a84b",
+    "forest": FOREST,
+    "steppe": STEPPE,
     "grassland": "#a5d46f",
 }
 TERRAIN_FALLBACK = "#cfcfcf"
@@ -62,29 +72,31 @@ UNKNOWN_MARK = "circle"
 #: dark clans, dark on yellow and green (white on this green is 3.0:1, under
 #: WCAG AA's 4.5:1; dark is 5.6:1; tests/drawing/test_vision.py checks every pair).
 CLAN_TEXT: dict[str, str] = {
-    "red": "#ffffff",
+    "red": WHITE,
     "yellow": "#1c1c1c",
     "green": "#1c1c1c",
-    "blue": "#ffffff",
-    "black": "#ffffff",
+    "blue": WHITE,
+    "black": WHITE,
 }
 UNKNOWN_CLAN = "#8c8c8c"
-UNKNOWN_CLAN_TEXT = "#ffffff"
-TOKEN_EDGE = "#ffffff"
+UNKNOWN_CLAN_TEXT = WHITE
+TOKEN_EDGE = WHITE
 TOKEN_SHADOW = "#1c1c1c"
 
 NUMBER_COLOUR = "#161616"
-NUMBER_HALO = "#ffffff"
+NUMBER_HALO = WHITE
 EMPTY_NUMBER_COLOUR = "#3c3c3c"
 
 LAST_MOVE = "#e6007e"
-LAST_MOVE_HALO = "#ffffff"
+LAST_MOVE_HALO = WHITE
 SELECTED = "#00e5ff"
-TARGET = "#ffffff"
+TARGET = WHITE
 
 VILLAGE_FILL = "#4a2c0a"
-VILLAGE_EDGE = "#fff3d1"
-VILLAGE_TEXT = "#fff3d1"
+#: The light edge and text of a village badge; the brand mark's roof line too.
+CREAM = "#fff3d1"
+VILLAGE_EDGE = CREAM
+VILLAGE_TEXT = CREAM
 #: The outline of a village's territory.
 VILLAGE_OUTLINE = "#4a2c0a"
 
@@ -183,11 +195,92 @@ def _css_number(value: float) -> str:
     return f"{value:g}"
 
 
-#: The board's look for the web pages' CSS and JavaScript, as custom properties on
-#: ``:root``; ``templates/base.html`` writes them in a ``<style>`` block, so
-#: ``static/style.css`` and ``static/play.js`` never type a board colour or size.
-#: (Mail clients ignore custom properties: mail templates get literal values.)
+# --------------------------------------------------------------------------------------
+# The site: the pages, the mails, the brand mark
+# --------------------------------------------------------------------------------------
+
+#: The site's dark green (the page header, the favicon's tile) and its yellow
+#: (the brand mark's house, the turn badges and the chosen move's buttons).
+BRAND = "#213f2b"
+ACCENT = "#f2c14e"
+#: The phone browser's bar (``theme-color``) and the door of the header's brand mark.
+THEME = "#24452f"
+#: The favicon's red dot that says it is your turn (``static/favicon-turn.svg``).
+TURN_DOT = "#b3261e"
+
+PAGE_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+#: The mails' fonts (and the unsubscribe page's, which looks like a mail).
+MAIL_FONT = '-apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Helvetica, Arial, sans-serif'
+
+#: The pages' colours, sizes and font, as the CSS custom properties ``static/style.css``
+#: reads (its component colours stay there, each written once).
+PAGE_PROPERTIES: dict[str, str] = {
+    "--bg": "#f4efe4",
+    "--surface": WHITE,
+    "--surface-2": "#faf7f0",
+    "--ink": "#1d2320",
+    "--muted": "#555e58",
+    "--line": "#ddd5c4",
+    "--brand": BRAND,
+    "--brand-ink": "#fff6df",
+    "--primary": "#2b6a3c",
+    "--primary-hover": "#22562f",
+    "--primary-ink": WHITE,
+    "--accent": ACCENT,
+    "--accent-soft": "#fdf1cf",
+    "--danger": "#a3231b",
+    "--danger-soft": "#fdecea",
+    "--ok": "#1f6b36",
+    "--ok-soft": "#e5f4e8",
+    "--focus": "#1558d6",
+    "--white": WHITE,
+    "--radius": "14px",
+    "--radius-sm": "10px",
+    "--shadow": "0 1px 2px rgba(33, 30, 20, .06), 0 4px 16px rgba(33, 30, 20, .06)",
+    "--font": PAGE_FONT,
+    "--touch": "44px",
+}
+
+#: The named colours (and the font) templates write as literal values, as ``look.NAME``:
+#: the mails' (mail clients ignore custom properties; ``pbem.mail.messages`` gives every
+#: mail template this dict), the unsubscribe page's (which looks like a mail), and the
+#: brand mark's (``templates/base.html``; the favicons are checked against it by
+#: tests/drawing/test_palette.py).
+LOOK: dict[str, str] = {
+    # The brand mark.
+    "brand": BRAND,
+    "accent": ACCENT,
+    "cream": CREAM,
+    "theme": THEME,
+    "turn_dot": TURN_DOT,
+    "white": WHITE,
+    # The mails.
+    "paper": "#efe8da",
+    "ink": "#2b2118",
+    "heading": "#7a5b3a",
+    "game": "#78654f",
+    "card": "#fffdf8",
+    "rule": "#e0d3bb",
+    "meta": "#6b5a48",
+    "button": FOREST,
+    "button_text": WHITE,
+    "link": FOREST,
+    "due": "#fff4d6",
+    "due_edge": STEPPE,
+    "alert": "#fde8ea",
+    "alert_edge": "#d7263d",
+    "note": "#766552",
+    "line": "#efe6d6",
+    "quote": "#faf6ee",
+    "font": MAIL_FONT,
+}
+
+#: The look for the web pages' CSS and JavaScript, as custom properties on ``:root``:
+#: the pages' own (:data:`PAGE_PROPERTIES`) and the board's.  ``templates/base.html``
+#: writes them in a ``<style>`` block, so ``static/style.css`` and ``static/play.js``
+#: never type one of these colours or sizes.
 CSS_PROPERTIES: dict[str, str] = {
+    **PAGE_PROPERTIES,
     "--board-water": BACKGROUND,
     "--board-last-move": LAST_MOVE,
     "--board-target": TARGET,
@@ -211,11 +304,13 @@ CSS_PROPERTIES: dict[str, str] = {
 
 
 def css_properties() -> str:
-    """The ``:root`` rule of :data:`CSS_PROPERTIES` (no quotes or brackets in any value,
-    so it is safe inside a ``<style>`` element).
+    """The ``:root`` rule of :data:`CSS_PROPERTIES` (no ``<`` in any value, so it is
+    safe inside a ``<style>`` element).
 
-    >>> css_properties().startswith(":root{--board-water:#5b9bd5;")
+    >>> css_properties().startswith(":root{--bg:#f4efe4;--surface:#ffffff;")
     True
+    >>> "<" in css_properties()
+    False
     >>> CSS_PROPERTIES["--board-selected-fill"]
     'rgba(0, 229, 255, .14)'
     """
@@ -264,7 +359,7 @@ BOARD_STYLES: dict[str, BoardStyle] = {s.name: s for s in (STANDARD, CONTRAST)}
 #: opacity, width).  Light marks on the dark forest, dark ones on the light terrains.
 TERRAIN_PATTERNS: dict[str, tuple[str, float, str, float, float]] = {
     "mountain": ("diagonal", 9.0, "#000000", 0.45, 1.6),
-    "forest": ("dots", 9.0, "#ffffff", 0.6, 1.7),
+    "forest": ("dots", 9.0, WHITE, 0.6, 1.7),
     "steppe": ("horizontal", 7.0, "#000000", 0.35, 1.4),
 }
 

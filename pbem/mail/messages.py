@@ -25,6 +25,7 @@ import jinja2
 
 from ..words.language import DEFAULT_LANGUAGE, TAGS, translations
 from ..words import Words
+from ..drawing.style import LOOK
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"
 
@@ -145,6 +146,8 @@ def _environment(language: str = DEFAULT_LANGUAGE) -> jinja2.Environment:
     env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
     # The reader's words when a context brings none (its language, in UTC).
     env.globals["w"] = Words(language)
+    # The colours and font of the mails, from the one palette (mail clients need literal values).
+    env.globals["look"] = LOOK
     return env
 
 

@@ -15,6 +15,7 @@ from ..core.config import check_safe, load_config
 from ..core.context import Context
 from ..core.db import make_engine
 from ..core.logs import configure as configure_logging
+from ..drawing.style import CSS_ROOT, LOOK
 from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
 from . import catcher, webhook_pages
@@ -35,6 +36,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         static_folder=str(PACKAGE / "static"),
     )
     app.config.update(settings)
+    # The look of every page, from the one palette (pbem.drawing.style): the CSS
+    # custom properties base.html writes, and the colours templates write literally.
+    app.jinja_env.globals.update(css_properties=CSS_ROOT, look=LOOK)
     assert isinstance(app.json, DefaultJSONProvider)
     app.json.sort_keys = False
 

@@ -20,7 +20,7 @@ from ..people import ratings, stats as player_stats
 from ..table import rematch as rematches, talk as table_talk, watching
 from ..core.errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
 from ..rules import Board, Move, classic_board
-from ..drawing.style import (CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, clan_glyph, clan_mark,
+from ..drawing.style import (CLAN_COLOURS, TERRAIN_COLOURS, clan_colour, clan_glyph, clan_mark,
                              clan_text_colour, terrain_colour)
 from ..drawing.svg import board_svg, clan_icon
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
@@ -121,7 +121,6 @@ def _globals() -> dict[str, Any]:
         "clan_glyph": clan_glyph,
         "clan_text_colour": clan_text_colour,
         "terrain_colour": terrain_colour,
-        "board_css_properties": CSS_ROOT,
     }
 
 
