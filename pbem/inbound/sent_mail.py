@@ -1,10 +1,11 @@
-"""Remembering what the service sent, so that nothing of it goes to the table.
+"""What the service sent, remembered so that a reply posts none of it to the table.
 
-Nothing of what the service sent reaches the table from a reply: each mail
-with a reply address keeps a fingerprint of what it said (:func:`remember`),
-and the talk is cut at the first run of it (:func:`sent_to`,
-:func:`pbem.inbound.guard.guard`), its token links and secret-clan lines
-dropped; the answer says so."""
+Each mail with a reply address keeps a fingerprint of what it said
+(:func:`remember`, with its outbox row).  A reply's talk is read against the
+seat's newest ones, the service's hosts, the clan names and the "your secret
+clan" sentences (:func:`sent_to`): it is cut at the first run of what was sent,
+its token links and secret-clan lines dropped (:func:`pbem.inbound.guard.guard`);
+the answer says so."""
 
 from __future__ import annotations
 
