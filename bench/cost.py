@@ -97,7 +97,7 @@ def add_copies(database_url: str, templates: Sequence[int], count: int) -> list[
         with conn.cursor().copy("COPY copy_of (new_id, template) FROM STDIN") as copy:
             for k, game_id in enumerate(copies):
                 copy.write_row((game_id, templates[k % len(templates)]))
-        # A fresh salt and hash per token, as replies.reply_token makes them (32 and 64 hex digits).
+        # A fresh salt and hash per token, as reply_tokens.reply_token makes them (32 and 64 hex digits).
         conn.execute(
             "INSERT INTO reply_token (game_id, seat_id, ply, token_salt, token_hash, created_at, used_at) "
             "SELECT c.new_id, ns.id, r.ply, md5(random()::text || r.id || '-' || c.new_id), "

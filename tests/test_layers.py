@@ -4,7 +4,7 @@ This test holds both: an import of another package that the importing package
 does not name fails, and so does an import cycle anywhere (imports inside
 functions count too: a cycle held together by an import in a function body is
 still a cycle).  At the top of ``pbem/`` only the entry points stand beside the
-packages.  That the rules import nothing
+packages, and no module grows past 600 lines.  That the rules import nothing
 but the standard library (and themselves) is checked in tests/rules/test_purity.py."""
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pbem"
 #: The modules at the top of the package: the entry points, which may import anything.
 ENTRY_POINTS = {"pbem", "pbem.cli", "pbem.demo", "pbem.worker", "pbem.gunicorn_conf"}
+#: The longest a module may be: past it, it holds more than one thing.  Split it along what it holds.
+MAX_LINES = 600
 
 
 def packages() -> list[str]:
@@ -170,3 +172,10 @@ def test_only_the_entry_points_stand_at_the_top() -> None:
     top = {f"pbem.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem != "__init__"} | {"pbem"}
     assert top == ENTRY_POINTS
     assert len(top) <= 8
+
+
+@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("*.py") if "migrations" not in p.parts),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_is_too_long_to_read(path: Path) -> None:
+    lines = path.read_text("utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{path.relative_to(REPO)} has {lines} lines; split it along what it holds"

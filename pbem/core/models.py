@@ -168,8 +168,8 @@ class Outbox(SQLModel, table=True):
     #: the language of the page it was asked for on).
     language: str | None = Field(default=None, max_length=8)
     #: What a mail with a reply address said, as keyed hashes of its runs of
-    #: words (:func:`pbem.inbound.reading.fingerprint`): nothing of it reaches
-    #: the table from a reply (:mod:`pbem.inbound.replies`).  No text is kept.
+    #: words (:func:`pbem.inbound.guard.fingerprint`): nothing of it reaches
+    #: the table from a reply (:mod:`pbem.inbound.sent_mail`).  No text is kept.
     fingerprint: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
 
 

@@ -35,7 +35,7 @@ from sqlmodel import Session, col, select
 from ..core.context import Context
 from ..core.logs import shown_address
 from ..core.db import session_scope
-from . import bounces, replies
+from . import bounces, replies, reply_tokens
 from ..core import metrics
 from ..core.models import Inbound, table_of
 from . import addresses, structure
@@ -137,10 +137,10 @@ def _before_parsing(ctx: Context, row: Inbound) -> str | None:
         candidates += [a for _, a in getaddresses([str(v) for v in header.get_all(name) or []]) if a]
     with session_scope(ctx.engine) as session:
         for address in candidates[:MAX_ADDRESSES]:
-            if replies.find_turn(session, address) is not None:
+            if reply_tokens.find_turn(session, address) is not None:
                 return None
-        if replies.find_turn(session, None, str(header.get("In-Reply-To") or ""),
-                             str(header.get("References") or "")) is not None:
+        if reply_tokens.find_turn(session, None, str(header.get("In-Reply-To") or ""),
+                                  str(header.get("References") or "")) is not None:
             return None
     return "ignored-unknown"
 

@@ -54,7 +54,7 @@ def known_tag(ctx: Context, found: addresses.Recipient) -> bool:
         query = select(exists().where(outbox.c.id == outbox_id))
     else:
         reply = table_of(ReplyToken)
-        # Reply tokens are written in lower case (pbem.inbound.replies): so is the look-up.
+        # Reply tokens are written in lower case (pbem.inbound.reply_tokens): so is the look-up.
         query = select(exists().where(reply.c.token_hash == digest(found.tag.lower())))
     with ctx.engine.connect() as conn:
         return bool(conn.execute(query).scalar())

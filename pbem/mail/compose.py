@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
-from ..inbound import replies
+from ..inbound import answers, reply_tokens, sent_mail
 from ..games import unsubscribing
 from ..table import watching, webhooks
 from ..core.context import Context
@@ -101,8 +101,8 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     # The recipient's own language and time zone, for this message only.
     w = Words(seat.language, seat.time_zone or "UTC")
     answer: dict[str, Any] = {}
-    if row.kind in replies.ANSWER_KINDS:
-        found = replies.answer(ctx, session, _event_id(row.event), seat, game, w)
+    if row.kind in answers.ANSWER_KINDS:
+        found = answers.answer(ctx, session, _event_id(row.event), seat, game, w)
         if found is None:
             return None  # the message it answers is gone
         answer = found
@@ -178,7 +178,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
                              picture=picture, close_ups=close_ups, language=w.language)
     if envelope.get("reply_to"):
         # What it says is kept as a fingerprint: a reply posts none of it to the table.
-        replies.remember(ctx, session, row.id, message)
+        sent_mail.remember(ctx, session, row.id, message)
     return message
 
 
@@ -217,9 +217,9 @@ def _reply_address(ctx: Context, session: Session, row: Outbox, seat: Seat, ply:
     """The ``Reply-To`` that carries the turn's reply token.  The Message-ID
     stays the row's own random one: it travels in every forwarded header, so
     it holds no token (a client that drops the ``+tag`` still answers it, and
-    :func:`pbem.inbound.replies.find_turn_by_ids` finds the row)."""
-    token = replies.reply_token(ctx, session, seat, ply)
-    address = replies.talk_address(ctx, token) if talk else replies.reply_address(ctx, token)
+    :func:`pbem.inbound.reply_tokens.find_turn_by_ids` finds the row)."""
+    token = reply_tokens.reply_token(ctx, session, seat, ply)
+    address = reply_tokens.talk_address(ctx, token) if talk else reply_tokens.reply_address(ctx, token)
     return {"reply_to": address}
 
 
@@ -273,7 +273,7 @@ def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
     if row.kind == "link":
         # They asked for it; only the newest link works, and it is built now.
         return True
-    if row.kind in replies.ANSWER_KINDS:
+    if row.kind in answers.ANSWER_KINDS:
         # The answer to mail they sent: it goes whatever their turn-mail setting.
         return True
     if seat.mail == "none":

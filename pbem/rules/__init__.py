@@ -5,7 +5,8 @@ May import: nothing (the standard library only)."""
 
 from .board import Board, classic_board, load_board
 from .errors import IllegalMove, InvalidRecord, RulesError
-from .game import Game, Outcome, Played, Village
+from .game import Game
+from .history import Outcome, Played, Village
 from .move import Move
 from .tables import CLANS, TERRAINS
 

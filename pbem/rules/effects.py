@@ -29,7 +29,7 @@ from typing import Literal
 
 from . import errors
 from .board import Board
-from .game import End
+from .history import End
 from .move import Move
 from .tables import BIG_GROUP, CLANS, EPOCHS, VILLAGE_CHIPS, epoch_of_village, village_value
 

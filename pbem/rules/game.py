@@ -1,4 +1,6 @@
 """A game of Clans in progress: the position, the legal moves, and applying them.
+What it leaves as it is played (the moves, the villages, the outcome) is
+recorded in :mod:`pbem.rules.history`.
 
 >>> from pbem.rules.board import Board
 >>> board = Board.from_data({"territories": [
@@ -19,25 +21,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from random import Random
-from typing import Any, Iterator, Literal, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from . import errors
 from .board import Board, load_board
+from .history import End, Outcome, Played, Village, new_village
 from .move import Move
-from .tables import (
-    BIG_GROUP,
-    CLAN_INDEX,
-    CLANS,
-    TERRAINS,
-    VILLAGE_CHIPS,
-    epoch_of_village,
-    village_value,
-)
-
-#: Why a game ended.
-End = Literal["twelfth-village", "no-legal-move"]
+from .tables import BIG_GROUP, CLAN_INDEX, CLANS, VILLAGE_CHIPS, VILLAGE_EPOCHS, VILLAGE_VALUES, epoch_of_village
 
 _NCLANS = len(CLANS)
 _FIELD = 16  # bits per clan in a packed territory
@@ -56,64 +47,6 @@ def _unpack(packed: int) -> dict[str, int]:
             out[c] = k
         packed >>= _FIELD
     return out
-
-
-# The epoch of the n-th village at index n (1..12), and village_value as a
-# table: a village scores factor * huts + bonus, village_value being affine in
-# the huts.  Both are read off the chart in .tables, once, for _found.
-_EPOCH_OF = (0,) + tuple(epoch_of_village(n) for n in range(1, VILLAGE_CHIPS + 1))
-_VALUE = {
-    (epoch, terrain): (village_value(1, terrain, epoch) - village_value(0, terrain, epoch),
-                       village_value(0, terrain, epoch))
-    for epoch in range(1, max(_EPOCH_OF) + 1)
-    for terrain in TERRAINS
-}
-
-
-@dataclass(frozen=True)
-class Village:
-    """A founded village, as it was valued."""
-
-    number: int
-    territory: int
-    epoch: int
-    founder: int
-    terrain: str
-    huts: Mapping[str, int]
-    removed: Mapping[str, int]
-    clans: tuple[str, ...]
-    points: int
-
-
-def _new_village(**fields: Any) -> Village:
-    """``Village(**fields)``, made without the generated ``__init__``: a frozen
-    dataclass sets each field through ``object.__setattr__``, which costs more
-    than all the rest of founding a village.  Pass every field."""
-    village = object.__new__(Village)
-    village.__dict__.update(fields)
-    return village
-
-
-class Played(NamedTuple):
-    """One move of the history: who played it, and the order of the villages it
-    founded as the mover chose it (``order`` is empty when it founded none)."""
-
-    ply: int
-    seat: int
-    move: Move
-    order: tuple[int, ...]
-    villages: tuple[int, ...]
-    explicit_order: bool = False
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How a finished game ended."""
-
-    end: str
-    final_scores: tuple[int, ...]
-    winners: tuple[str, ...]
-    clans: tuple[str | None, ...]
 
 
 class Game:
@@ -481,7 +414,7 @@ class Game:
         number = len(villages) + 1
         if number > VILLAGE_CHIPS:
             return None  # past the 12th: not a village, scores nothing
-        epoch = _EPOCH_OF[number]
+        epoch = VILLAGE_EPOCHS[number]
         before = _unpack(self._packed[i])
         removed: dict[str, int] = {}
         if len(before) == _NCLANS:
@@ -495,14 +428,14 @@ class Game:
         else:
             present = tuple(sorted(before))
         terrain = self.board.terrains[i]
-        factor, bonus = _VALUE[epoch, terrain]
+        factor, bonus = VILLAGE_VALUES[epoch, terrain]
         points = factor * self._counts[i] + bonus
         if points:
             scores = self.clan_scores
             for c in present:
                 scores[CLAN_INDEX[c]] += points
         self.chips[seat] += 1
-        village = _new_village(
+        village = new_village(
             number=number,
             territory=self.board.ids[i],
             epoch=epoch,

@@ -23,7 +23,8 @@ from typing import Sequence
 
 from . import errors
 from .board import load_board
-from .game import Game, Played, Village
+from .game import Game
+from .history import Played, Village
 from .move import Move
 from .tables import CLANS
 from .views import PlayerView

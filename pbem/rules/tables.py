@@ -62,3 +62,16 @@ def village_value(huts: int, terrain: str, epoch: int) -> int:
     if terrain in e.favourable:
         return huts + e.bonus
     return huts
+
+
+# The epoch of the n-th village at index n (1..12), and village_value as a
+# table: a village scores factor * huts + bonus, village_value being affine in
+# the huts.  Both are read off the chart above, once, for the engine's
+# founding of a village (pbem.rules.game).
+VILLAGE_EPOCHS: tuple[int, ...] = (0,) + tuple(epoch_of_village(n) for n in range(1, VILLAGE_CHIPS + 1))
+VILLAGE_VALUES: dict[tuple[int, str], tuple[int, int]] = {
+    (epoch, terrain): (village_value(1, terrain, epoch) - village_value(0, terrain, epoch),
+                       village_value(0, terrain, epoch))
+    for epoch in range(1, max(VILLAGE_EPOCHS) + 1)
+    for terrain in TERRAINS
+}

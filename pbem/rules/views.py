@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Annotated, Sequence, TypedDict, TypeGuard
 
-from .game import End, Game, Played, Village
+from .game import Game
+from .history import End, Played, Village
 from .tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
 
 Viewer = int | None

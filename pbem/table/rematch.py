@@ -107,7 +107,12 @@ def rematch_for_seat(ctx: Context, token: object) -> Rematch | None:
     """For a finished game's seat page: the rematch, with this player's own seat in it."""
     with session_scope(ctx.engine) as session:
         seat, game, _ = seat_and_game(session, token)
-        return _rematch_of(ctx, session, game, seat) if game.status == "finished" else None
+        return seat_rematch(ctx, session, game, seat)
+
+
+def seat_rematch(ctx: Context, session: Session, game: Game, seat: Seat) -> Rematch | None:
+    """:func:`rematch_for_seat` for a seat the caller has loaded, in the caller's transaction."""
+    return _rematch_of(ctx, session, game, seat) if game.status == "finished" else None
 
 
 def public_rematch(ctx: Context, public_id: object) -> str | None:

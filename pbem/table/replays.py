@@ -15,7 +15,7 @@ from ..core import errors
 from .. import rules
 from ..core.context import Context
 from ..core.db import session_scope
-from ..rules.game import Village
+from ..rules import Village
 from ..rules.record import export_record, load_record, parse_record_move
 from ..rules.tables import EPOCHS
 from ..rules.views import PublicView, View, public_view

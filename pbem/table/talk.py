@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Sequence, TypedDict
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 from ..core import errors
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import Seat, TableMessage
+from ..core.models import Game, Seat, TableMessage
 from ..core.outbox import enqueue
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game, game_and_seats
@@ -183,23 +183,28 @@ def table(ctx: Context, token: object) -> Table:
     (There is no public table: talk is among players.)"""
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
-        names = {s.id: s.name for s in seats}
-        rows = list(session.exec(
-            select(TableMessage).where(TableMessage.game_id == game.id)
-            .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
-        earlier = 0
-        if len(rows) == TABLE_SHOWN:
-            total = session.exec(select(func.count()).select_from(TableMessage)
-                                 .where(TableMessage.game_id == game.id)).one()
-            earlier = int(total) - TABLE_SHOWN
-        messages: list[TalkLine] = []
-        for m in reversed(rows):
-            at = as_utc(m.created_at)
-            assert m.id is not None and at is not None  # stored rows
-            messages.append({"id": m.id, "author": names.get(m.seat_id, ""), "text": m.text,
-                             "at": at.isoformat(), "you": m.seat_id == seat.id})
-        return Table(messages=messages, earlier=earlier, talk_mail=seat.talk_mail,
-                     open=is_open(game.status, seat))
+        return table_of(session, seat, game, seats)
+
+
+def table_of(session: Session, seat: Seat, game: Game, seats: Sequence[Seat]) -> Table:
+    """:func:`table` for a seat the caller has loaded, in the caller's transaction."""
+    names = {s.id: s.name for s in seats}
+    rows = list(session.exec(
+        select(TableMessage).where(TableMessage.game_id == game.id)
+        .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
+    earlier = 0
+    if len(rows) == TABLE_SHOWN:
+        total = session.exec(select(func.count()).select_from(TableMessage)
+                             .where(TableMessage.game_id == game.id)).one()
+        earlier = int(total) - TABLE_SHOWN
+    messages: list[TalkLine] = []
+    for m in reversed(rows):
+        at = as_utc(m.created_at)
+        assert m.id is not None and at is not None  # stored rows
+        messages.append({"id": m.id, "author": names.get(m.seat_id, ""), "text": m.text,
+                         "at": at.isoformat(), "you": m.seat_id == seat.id})
+    return Table(messages=messages, earlier=earlier, talk_mail=seat.talk_mail,
+                 open=is_open(game.status, seat))
 
 
 def set_talk_mail(ctx: Context, token: object, on: bool) -> SeatView:

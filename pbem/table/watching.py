@@ -38,8 +38,8 @@ from ..core import errors, tokens
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..core.models import Game, Seat, TableMessage, table_of
-from ..rules.views import SeatView, View
-from pbem.games.lookup import game_and_seats, game_by_public_id, seat_and_game
+from ..rules.views import View
+from pbem.games.lookup import game_and_seats, game_by_public_id
 from pbem.games.views import game_view
 from ..words import N_
 
@@ -113,9 +113,6 @@ def watched_game(ctx: Context, public_id: object) -> tuple[View, str]:
 
 # -- a player's own page ----------------------------------------------------------
 
-#: The newest table message of a game (its id): new talk changes a seat page.
-_LAST_TALK = (select_columns(func.max(col(TableMessage.id))).where(col(TableMessage.game_id) == bindparam("game_id"))
-              .scalar_subquery())
 #: Every seat of the game a seat token opens, with the game's columns, in seat
 #: order, and the game's newest table message: one query, no position.
 _SEAT_FACTS = (select_columns(col(Game.status), col(Game.ply), col(Game.deadline), col(Game.turn_seat),
@@ -184,15 +181,13 @@ def seat_watch(ctx: Context, token: object) -> SeatWatch:
                      version=_seat_version(public, seat_status, own, rows[0][-1]))
 
 
-def watched_seat(ctx: Context, token: object) -> tuple[SeatView, str]:
-    """A seat's view of its game and its page's version, read in one transaction
-    (as :func:`watched_game`)."""
-    with session_scope(ctx.engine) as session:
-        seat, game, seats = seat_and_game(session, token)
-        view = game_view(ctx, game, seats, seat)
-        last_talk = session.connection().execute(select_columns(_LAST_TALK), {"game_id": game.id}).scalar()
-        public = version(game.status, game.ply, game.deadline, _seat_facts(seats), ctx.now())
-        return view, _seat_version(public, view["status"], seat, last_talk)
+def seat_version(ctx: Context, game: Game, seats: Sequence[Seat], seat: Seat, status: str,
+                 last_talk: int | None) -> str:
+    """The version of a seat's page from what the caller loaded for it, in one
+    transaction with the page (``pbem.table.seat_page``): the seat's ``status``
+    as its view says it, and the id of the game's newest table message."""
+    public = version(game.status, game.ply, game.deadline, _seat_facts(seats), ctx.now())
+    return _seat_version(public, status, seat, last_talk)
 
 
 def mark_present(ctx: Context, token: object) -> None:

@@ -18,7 +18,7 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Literal, TypedDict
+from typing import Literal, Sequence, TypedDict
 from urllib.parse import urlsplit
 
 from sqlalchemy import func
@@ -171,7 +171,8 @@ def _line(hook: Webhook, seat: Seat, names: dict[int | None, str]) -> WebhookLin
             "last_error": shown_error(hook.last_error) if yours else None}
 
 
-def _listing(session: Session, seat: Seat, seats: list[Seat]) -> Webhooks:
+def listing(session: Session, seat: Seat, seats: Sequence[Seat]) -> Webhooks:
+    """:func:`webhooks_of` for a seat the caller has loaded, in the caller's transaction."""
     names = {s.id: s.name for s in seats}
     hooks = session.exec(select(Webhook).where(col(Webhook.game_id) == seat.game_id)
                          .order_by(col(Webhook.id))).all()
@@ -182,7 +183,7 @@ def webhooks_of(ctx: Context, token: object) -> Webhooks:
     """The webhooks of the token's game, and the seat's Discord user id."""
     with session_scope(ctx.engine) as session:
         seat, _, seats = seat_and_game(session, token)
-        return _listing(session, seat, seats)
+        return listing(session, seat, seats)
 
 
 def _refuse_closed(game: Game, seat: Seat) -> None:
@@ -256,7 +257,7 @@ def remove_webhook(ctx: Context, token: object, webhook_id: object) -> Webhooks:
             raise errors.NotFound(N_("you have no webhook %(id)s in this game"), id=str(webhook_id)[:20])
         session.delete(hook)
         session.flush()
-        return _listing(session, seat, seats)
+        return listing(session, seat, seats)
 
 
 def set_discord_id(ctx: Context, token: object, discord_id: object) -> Webhooks:
@@ -272,7 +273,7 @@ def set_discord_id(ctx: Context, token: object, discord_id: object) -> Webhooks:
         seat.discord_id = value or None
         session.add(seat)
         session.flush()
-        return _listing(session, seat, seats)
+        return listing(session, seat, seats)
 
 
 # -- the worker's side: how posts went ---------------------------------------------

@@ -50,13 +50,18 @@ def error_response(code: str, message: str, status: int, page_message: str | Non
     return render_template("error.html", code=code, message=page_message or message, status=status), status
 
 
+def service_error(e: ServiceError) -> Any:
+    """A refusal as the API's JSON error or the error page (with ``Retry-After``
+    when the refusal is a rate limit's).  The seat page's forms answer theirs on
+    the page itself (``seat_pages.refused``) and this for the others."""
+    response, status = error_response(e.code, e.message, e.status, error_text(e, words()))
+    if isinstance(e, RateLimited):
+        return response, status, {"Retry-After": str(e.retry_after)}
+    return response, status
+
+
 def init_app(app: Flask) -> None:
-    @app.errorhandler(ServiceError)
-    def service_error(e: ServiceError) -> Any:
-        response, status = error_response(e.code, e.message, e.status, error_text(e, words()))
-        if isinstance(e, RateLimited):
-            return response, status, {"Retry-After": str(e.retry_after)}
-        return response, status
+    app.register_error_handler(ServiceError, service_error)
 
     @app.errorhandler(CSRFError)
     def csrf_error(e: CSRFError) -> Any:

@@ -24,7 +24,7 @@ from ..rules.tables import VILLAGE_CHIPS
 from ..rules.views import View
 from ..words import Words, describe_history, end_text, names_text
 from .locale import words
-from .pages import epoch_rows, score_rows
+from .game_parts import epoch_rows, score_rows
 
 bp = Blueprint("watch", __name__)
 

@@ -23,7 +23,7 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
 from pbem.inbound import bounces, replies
-from pbem.inbound import handling, reading, structure
+from pbem.inbound import handling, message_text, structure
 from pbem.inbound.store import store
 from tests.inbound.test_receiver import ANN, DOMAIN, Server, live, mail, reply_token, stored  # noqa: F401
 
@@ -138,7 +138,7 @@ def test_each_bound_is_where_it_says(make: Any, bound: int, expected: str) -> No
     """At the bound the message is taken (and parses without trouble); one more is refused."""
     at = make(bound)
     assert structure.problem(at) is None
-    reading.reply_text(email.message_from_bytes(at, policy=email.policy.default))
+    message_text.reply_text(email.message_from_bytes(at, policy=email.policy.default))
     assert structure.problem(make(bound + 1)) == expected
 
 

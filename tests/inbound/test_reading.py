@@ -1,4 +1,5 @@
-"""Reading a reply to a turn email (pbem/inbound/reading.py).
+"""Reading a reply to a turn email (pbem/inbound/reading.py, and the text, quotes and
+guard it reads with: message_text.py, quotes.py, guard.py).
 
 Real-looking replies as Gmail, Outlook, Apple Mail and Thunderbird write them in
 English, Hungarian, Czech and Portuguese, plain and HTML-only, in the charsets and
@@ -18,8 +19,10 @@ from typing import Callable
 
 import pytest
 
-from pbem.inbound import reading
-from pbem.inbound.reading import MAX_TALK, Reply, fresh_text, html_to_text, read_reply, reply_text
+from pbem.inbound import guard, message_text
+from pbem.inbound.message_text import html_to_text, reply_text
+from pbem.inbound.quotes import fresh_text
+from pbem.inbound.reading import MAX_TALK, Reply, read_reply
 from pbem.rules import Move
 
 ADDRESS = "move+k3y@clans.example"
@@ -540,7 +543,7 @@ def test_huge_lines_and_quotes() -> None:
 
 
 def test_huge_and_broken_html() -> None:
-    nested = "<div>" * 30_000 + "12-13" + "</div>" * 30_000   # the move within reading.MAX_HTML
+    nested = "<div>" * 30_000 + "12-13" + "</div>" * 30_000   # the move within message_text.MAX_HTML
     assert quick(20, lambda: html_to_text(nested)) == "12-13"
     unclosed = "<b>" * 50_000 + "<div>12-13" + "</div>" * 50_000 + "</i>" * 50_000
     assert quick(20, lambda: html_to_text(unclosed)) == "12-13"
@@ -565,11 +568,15 @@ def test_reply_is_frozen() -> None:
         reply.move = "1-2"  # type: ignore[misc]
 
 
-# -- the module stays pure -----------------------------------------------------------------
+# -- the modules stay pure -----------------------------------------------------------------
+
+#: Reading a reply: its text, the person's own part of it, the guard, the move.
+PURE = ("message_text", "quotes", "guard", "reading")
 
 
-def test_reading_imports_only_the_standard_library_and_the_rules() -> None:
-    path = Path(reading.__file__)
+@pytest.mark.parametrize("module", PURE)
+def test_reading_imports_only_the_standard_library_and_the_rules(module: str) -> None:
+    path = Path(message_text.__file__).with_name(f"{module}.py")
     allowed = {"__future__", "codecs", "dataclasses", "email", "hashlib", "html", "re", "typing",
                "unicodedata", "pbem"}
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
@@ -583,7 +590,8 @@ def test_reading_imports_only_the_standard_library_and_the_rules() -> None:
         for name in names:
             assert name.split(".")[0] in allowed, name
             if name.startswith("pbem"):
-                assert name == "pbem.rules" or name.startswith("pbem.rules."), name
+                assert (name == "pbem.rules" or name.startswith("pbem.rules.")
+                        or name.removeprefix("pbem.inbound.") in PURE), name
 
 
 # -- nothing of the mail answered (issue 27) -------------------------------------------------------
@@ -616,7 +624,7 @@ TURN_HTML = (
 TURN = Answered(subject="Your turn in Clans game k3vx9q2mtr7hwa (move 3)", text=TURN_TEXT, html=TURN_HTML,
                 to="ann@example.org")
 KEY = b"fingerprint key"
-SENT = reading.Sent(key=KEY, shingles=reading.shingles([reading.fingerprint(
+SENT = guard.Sent(key=KEY, shingles=guard.shingles([guard.fingerprint(
     [TURN.subject, TURN_TEXT, html_to_text(TURN_HTML)], KEY)]), hosts=("clans.example",),
     clans=("red", "yellow", "green", "blue", "black", "zöld", "zelený", "verde"),
     markers=("your secret clan:", "a titkos klánod:"))
@@ -675,7 +683,7 @@ def test_the_players_own_words_that_share_a_few_words_with_the_mail_stay() -> No
     "O teu clã secreto: verde", "Dein geheimer Clan: green",
 ])
 def test_a_secret_clan_line_is_left_out_in_any_language(line: str) -> None:
-    reply = read_reply(f"12-13\nHi all\n{line}\nBye", reading.Sent(clans=SENT.clans, markers=SENT.markers))
+    reply = read_reply(f"12-13\nHi all\n{line}\nBye", guard.Sent(clans=SENT.clans, markers=SENT.markers))
     assert reply.talk == "Hi all\nBye" and reply.left_out
 
 
@@ -686,15 +694,15 @@ def test_a_secret_clan_line_is_left_out_in_any_language(line: str) -> None:
     "Green 5 · yours",                          # its score chip
 ])
 def test_the_turn_mails_clan_lines_are_left_out_however_they_are_pasted(lines: str) -> None:
-    from pbem.inbound.replies import _MARKERS
+    from pbem.inbound.sent_mail import _MARKERS
 
-    reply = read_reply(f"12-13\nHi all\n{lines}\nBye", reading.Sent(clans=SENT.clans, markers=_MARKERS))
+    reply = read_reply(f"12-13\nHi all\n{lines}\nBye", guard.Sent(clans=SENT.clans, markers=_MARKERS))
     assert [line for line in reply.talk.split("\n") if line.strip()] == ["Hi all", "Bye"] and reply.left_out
 
 
 def test_a_secret_clan_sentence_wrapped_before_the_clan_is_left_out_with_it() -> None:
     reply = read_reply("12-13\nHi all\nit is your turn. Your secret clan:\ngreen.\nBye",
-                       reading.Sent(clans=SENT.clans, markers=SENT.markers))
+                       guard.Sent(clans=SENT.clans, markers=SENT.markers))
     assert reply.talk == "Hi all\nBye"
 
 
@@ -708,14 +716,14 @@ def test_a_secret_clan_sentence_wrapped_before_the_clan_is_left_out_with_it() ->
     f"mailto:move%2B{SEAT_TOKEN.lower()}%40clans.example",
 ])
 def test_the_services_links_with_a_token_are_left_out(link: str) -> None:
-    reply = read_reply(f"12-13\nsee {link} now", reading.Sent(hosts=("clans.example",)))
+    reply = read_reply(f"12-13\nsee {link} now", guard.Sent(hosts=("clans.example",)))
     assert SEAT_TOKEN not in reply.talk and SEAT_TOKEN.lower() not in reply.talk and reply.left_out
     assert reply.talk.startswith("see ") and reply.talk.endswith(" now")
 
 
 def test_links_without_a_token_and_other_sites_stay() -> None:
     talk = "rules: https://clans.example/games/k3vx9q2mtr7hwa and https://example.org/a/" + "b" * 30
-    reply = read_reply(f"12-13\n{talk}", reading.Sent(hosts=("clans.example",)))
+    reply = read_reply(f"12-13\n{talk}", guard.Sent(hosts=("clans.example",)))
     assert reply.talk == talk and not reply.left_out
 
 
@@ -736,14 +744,14 @@ def test_the_html_parser_is_given_only_finished_tags_and_a_bounded_amount(body: 
     import re as regex
 
     fed: list[str] = []
-    real = reading._HtmlText.feed
+    real = message_text._HtmlText.feed
 
-    def feed(self: reading._HtmlText, data: str) -> None:
+    def feed(self: message_text._HtmlText, data: str) -> None:
         fed.append(data)
         real(self, data)
 
-    monkeypatch.setattr(reading._HtmlText, "feed", feed)
+    monkeypatch.setattr(message_text._HtmlText, "feed", feed)
     html_to_text(body)
     (data,) = fed
-    assert len(data.replace("&lt;", "<")) <= reading.MAX_HTML
+    assert len(data.replace("&lt;", "<")) <= message_text.MAX_HTML
     assert all(regex.match(r"<[A-Za-z/!?][^<>]*>", data[m.start():]) for m in regex.finditer("<", data))

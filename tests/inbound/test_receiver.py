@@ -26,7 +26,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlmodel import col, select
 
-from pbem.inbound import replies
+from pbem.inbound import reply_tokens
 from pbem.workers import clock
 from pbem.core import tokens
 from pbem.core.context import Context
@@ -58,7 +58,7 @@ def reply_token(ctx: Any, game: str, position: int = 0, ply: int = 0, *, used: b
     with session_scope(ctx.engine) as session:
         game_id = db_id(session, game)
         seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == position)).one()
-        token = replies.reply_token(ctx, session, seat, ply)
+        token = reply_tokens.reply_token(ctx, session, seat, ply)
         if used:
             row = session.exec(select(ReplyToken).where(ReplyToken.seat_id == seat.id,
                                                         ReplyToken.ply == ply)).one()

@@ -17,7 +17,7 @@ import pytest
 from sqlmodel import col, select
 
 from pbem.workers import clock
-from pbem.inbound import replies
+from pbem.inbound import replies, reply_tokens
 from pbem.core import tokens
 from pbem.core.db import session_scope
 from pbem.core.models import Game, Inbound, MoveRecord, Outbox, ReplyToken, TableMessage
@@ -77,9 +77,9 @@ def test_a_turn_mail_carries_its_reply_address_in_reply_to_and_not_in_its_messag
         # Only the salt and the digest are stored; the salt has 128 random bits.
         assert row.ply == view["ply"] and row.token_hash == tokens.digest(token) and len(row.token_salt) == 32
         assert token not in (row.token_salt, row.token_hash)
-        assert replies.find_turn(session, f"move+{token.upper()}") is not None  # a folded case still finds it
-        assert replies.find_turn(session, f"move+{token[:-1]}x") is None
-        assert replies.is_reply_address(session, reply_to) and not replies.is_reply_address(session, "move@clans.example")
+        assert reply_tokens.find_turn(session, f"move+{token.upper()}") is not None  # a folded case still finds it
+        assert reply_tokens.find_turn(session, f"move+{token[:-1]}x") is None
+        assert reply_tokens.is_reply_address(session, reply_to) and not reply_tokens.is_reply_address(session, "move@clans.example")
 
 
 # -- a whole game --------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Who sent a reply (pbem/inbound/replies.py): the From header must name exactly the
+"""Who sent a reply (pbem/inbound/senders.py, pbem/inbound/authresults.py): the From header must name exactly the
 seat's address, and with ``INBOUND_TRUST`` our own server's
 Authentication-Results must show that address's domain authenticated, by a
 domain aligned with it as DMARC aligns them (the same organisational domain)."""
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pbem.inbound import replies
+from pbem.inbound import authresults, received, replies, senders
 from pbem.core.models import Seat
 from tests.support.games import EMAILS, new_game, to_move
 from tests.support.messages import caught
@@ -23,7 +23,7 @@ SERVER = "mx.clans.example"
 def _message(from_values: list[str]) -> Message:
     """A message as it arrives (two From headers cannot be built, only received)."""
     head = "".join(f"From: {value}\r\n" for value in from_values)
-    return replies.parse(f"{head}To: move@clans.example\r\nSubject: Re: your turn\r\n\r\n12-13\r\n".encode())
+    return received.parse(f"{head}To: move@clans.example\r\nSubject: Re: your turn\r\n\r\n12-13\r\n".encode())
 
 
 # -- the From header ----------------------------------------------------------------
@@ -45,7 +45,7 @@ def _message(from_values: list[str]) -> Message:
 def test_the_from_header_must_name_the_seat_alone(from_values: list[str], problem: str | None) -> None:
     seat = Seat(game_id=1, position=0, name="Ann", email="ann@example.org", token_salt="s", token_hash="h")
     ctx: Any = type("Ctx", (), {"config": {}})()
-    assert replies.sender_problem(ctx, _message(from_values), "ann@example.org", seat) == problem
+    assert senders.sender_problem(ctx, _message(from_values), "ann@example.org", seat) == problem
 
 
 def test_a_reply_from_several_addresses_is_not_played(ctx: Any) -> None:
@@ -75,15 +75,15 @@ def test_a_reply_from_several_addresses_is_not_played(ctx: Any) -> None:
     ("other.example", False),
 ])
 def test_alignment_is_by_organisational_domain(domain: str, aligned: bool) -> None:
-    assert replies._aligned(domain, "example.org") is aligned
+    assert authresults._aligned(domain, "example.org") is aligned
 
 
 def test_a_domain_under_a_public_suffix_is_aligned_only_with_its_own() -> None:
-    assert replies._aligned("mail.example.co.uk", "example.co.uk")
-    assert not replies._aligned("co.uk", "example.co.uk")
-    assert not replies._aligned("other.co.uk", "example.co.uk")
+    assert authresults._aligned("mail.example.co.uk", "example.co.uk")
+    assert not authresults._aligned("co.uk", "example.co.uk")
+    assert not authresults._aligned("other.co.uk", "example.co.uk")
     # Private suffixes of the list too: one customer's subdomain is not another's.
-    assert not replies._aligned("evil.herokuapp.com", "victim.herokuapp.com")
+    assert not authresults._aligned("evil.herokuapp.com", "victim.herokuapp.com")
 
 
 # -- our server's results -------------------------------------------------------------
@@ -109,7 +109,7 @@ def test_a_domain_under_a_public_suffix_is_aligned_only_with_its_own() -> None:
     ([f'"evil.example" {SERVER}; dkim=pass header.d=example.org'], False),
 ])
 def test_only_our_server_and_an_aligned_domain_count(results: list[str], passed: bool) -> None:
-    assert replies.authenticated(results, SERVER, "example.org") is passed
+    assert authresults.authenticated(results, SERVER, "example.org") is passed
 
 
 def test_with_inbound_trust_a_pass_for_a_public_suffix_is_not_played(ctx: Any) -> None:

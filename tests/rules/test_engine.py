@@ -11,9 +11,10 @@ import pytest
 
 from pbem.rules.board import Board, classic_board
 from pbem.rules.deal import deal_game
-from pbem.rules.game import _EPOCH_OF, _VALUE, Game, Village
+from pbem.rules.game import Game
+from pbem.rules.history import Village
 from pbem.rules.playout import random_game
-from pbem.rules.tables import TERRAINS, VILLAGE_CHIPS, epoch_of_village, village_value
+from pbem.rules.tables import TERRAINS, VILLAGE_CHIPS, VILLAGE_EPOCHS, VILLAGE_VALUES, epoch_of_village, village_value
 
 from tests.support.rules import huts, make_board, path_adjacency
 
@@ -46,11 +47,11 @@ def test_engine_tables_match_the_adjacency(board: Board) -> None:
 
 
 def test_village_value_table_matches_the_chart() -> None:
-    assert _EPOCH_OF[1:] == tuple(epoch_of_village(n) for n in range(1, VILLAGE_CHIPS + 1))
-    for (epoch, terrain), (factor, bonus) in _VALUE.items():
+    assert VILLAGE_EPOCHS[1:] == tuple(epoch_of_village(n) for n in range(1, VILLAGE_CHIPS + 1))
+    for (epoch, terrain), (factor, bonus) in VILLAGE_VALUES.items():
         for k in range(0, 80):
             assert factor * k + bonus == village_value(k, terrain, epoch)
-    assert {t for _, t in _VALUE} == set(TERRAINS)
+    assert {t for _, t in VILLAGE_VALUES} == set(TERRAINS)
 
 
 def test_villages_made_in_play_are_ordinary_villages() -> None:

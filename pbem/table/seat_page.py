@@ -1,0 +1,48 @@
+"""What a seat's page shows, read in one transaction from one look-up of its token:
+the seat's view of the game, the page's version (``watching``), the table talk,
+the rematch of a finished game and the game's webhooks.
+
+The page used to ask each of them by the token, each in its own transaction,
+each hashing the token and loading the game and its seats again; here they
+share the rows one look-up loaded, and the version is the version of what the
+page shows (its newest table message is the one the page lists)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.context import Context
+from ..core.db import session_scope
+from ..rules.views import SeatView
+from pbem.games.lookup import seat_and_game
+from pbem.games.views import game_view
+from .rematch import Rematch, seat_rematch
+from .talk import Table, table_of
+from .watching import seat_version
+from .webhooks import Webhooks, listing
+
+
+@dataclass(frozen=True)
+class SeatPage:
+    """Everything a seat's page shows of its game besides the page's own words."""
+
+    view: SeatView
+    #: What the page's script polls for (``watching.seat_watch``).
+    version: str
+    table: Table
+    #: The rematch of a finished game, with this player's seat in it (``None``: none yet).
+    rematch: Rematch | None
+    webhooks: Webhooks
+
+
+def seat_page(ctx: Context, token: object) -> SeatPage:
+    """The page of the seat a token opens (``Unauthorized`` for a link that opens none)."""
+    with session_scope(ctx.engine) as session:
+        seat, game, seats = seat_and_game(session, token)
+        view = game_view(ctx, game, seats, seat)
+        table = table_of(session, seat, game, seats)
+        # The newest message of the game is the last the table lists.
+        last_talk = table.messages[-1]["id"] if table.messages else None
+        return SeatPage(view=view, version=seat_version(ctx, game, seats, seat, view["status"], last_talk),
+                        table=table, rematch=seat_rematch(ctx, session, game, seat),
+                        webhooks=listing(session, seat, seats))
