@@ -1,8 +1,9 @@
 """The board as a standalone SVG picture, for the web pages.
 
 :func:`board_svg` is a pure function of a board and a *view* (its
-:class:`~pbem.rules.views.BoardPart`: ``huts``, ``villages``, ``last_move``); it draws the layout of :mod:`pbem.drawing.layout` in the look of
-:mod:`pbem.drawing.style`, as the PNG renderer (:mod:`pbem.drawing.picture`) does.
+:class:`~pbem.rules.views.BoardPart`: ``huts``, ``villages``, ``last_move``); it
+draws the layout of :mod:`pbem.drawing.layout` in the look of :mod:`pbem.drawing.style`,
+as the PNG renderer (:mod:`pbem.drawing.picture`) does.
 
 >>> from pbem.rules.board import Board
 >>> b = Board.from_data({"territories": [{"id": 1, "terrain": "forest", "neighbours": [2]},

@@ -25,9 +25,9 @@ from .views import game_view
 
 
 def read_move(text: object, *, strict: bool = True) -> Move:
-    """A move as someone wrote it (a form, the API), parsed once where it comes in:
-    the house passes the :class:`Move` on.  Not a move: a refusal (``MoveRefused``),
-    counted with the refused moves as :func:`submit_move` counts them."""
+    """A move as a player typed it (the seat page's form), parsed once where it comes
+    in: the house passes the :class:`Move` on.  Not a move: a refusal
+    (``MoveRefused``), counted with the refused moves as :func:`submit_move` counts them."""
     try:
         return _parsed(text, strict)
     except errors.ServiceError as e:

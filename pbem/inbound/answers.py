@@ -65,7 +65,8 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
     kind, _, why = outcome.partition(":")
     order = ", ".join(map(str, reply.order or ()))
     facts: dict[str, Any] = {
-        "outcome": outcome, "move": str(reply.move) if reply.move else "", "played": move_text(reply.move) if reply.move else "",
+        "outcome": outcome, "move": str(reply.move) if reply.move else "",
+        "played": move_text(reply.move) if reply.move else "",
         "order_text": order, "talk": reply.talk, "talk_lines": reply.talk.split("\n") if reply.talk else [],
         "talk_posted": outcome == "accepted:talk", "talk_refused": outcome == "accepted:talk-refused",
         "reason": "", "token_ply": token.ply, "in_reply_to": message_id(message),
