@@ -62,7 +62,11 @@ from ..core.context import Context
 from ..words.language import LANGUAGES
 from ..core.db import session_scope
 from . import addresses, reading
-from ..core.models import Game, Inbound, MoveRecord, Outbox, ReplyToken, Seat, table_of
+from .addresses import AddressKind
+from .outcomes import RULES, UNANSWERED, Outcome, outcome, parts
+from ..core import events
+from ..core.events import Event
+from ..core.models import Game, GameStatus, Inbound, InboundStatus, MoveRecord, Outbox, ReplyToken, Seat, table_of
 from ..core.outbox import enqueue
 from ..people.players import BadAddress, clean_address
 from ..table.talk import post_talk
@@ -87,7 +91,7 @@ ANSWER_KINDS = ("reply-accepted", "reply-refused", "reply-confirm")
 
 #: An inbound message whose move is being played (its token taken): run again
 #: after a crash, the handler plays it again, which the ply guard makes a no-op.
-APPLYING = "applying"
+APPLYING = Outcome.APPLYING
 
 _TOKEN = r"[a-z0-9_-]{43}"
 _RECIPIENT_TOKEN = re.compile(rf"(?:move|talk)\+({_TOKEN})", re.IGNORECASE)
@@ -135,13 +139,13 @@ def reply_token(ctx: Context, session: Session, seat: Seat, ply: int) -> str:
 
 def reply_address(ctx: Context, token: str) -> str:
     """The ``Reply-To`` address of a token: ``move+TOKEN@domain``."""
-    return addresses.address("move", token, inbound_domain(ctx))
+    return addresses.address(AddressKind.MOVE, token, inbound_domain(ctx))
 
 
 def talk_address(ctx: Context, token: str) -> str:
     """The ``Reply-To`` of a table-talk mail: ``talk+TOKEN@domain`` (the token
     names the seat; an answer there is posted to the table, never played)."""
-    return addresses.address("talk", token, inbound_domain(ctx))
+    return addresses.address(AddressKind.TALK, token, inbound_domain(ctx))
 
 
 def _by_token(session: Session, token: str) -> ReplyToken | None:
@@ -190,10 +194,10 @@ def _by_message_id(session: Session, message_id: str) -> ReplyToken | None:
         return None
     query = select(ReplyToken).where(ReplyToken.seat_id == sent.seat_id)
     if sent.kind in ("turn", "reminder"):
-        try:
-            query = query.where(ReplyToken.ply == int(sent.event.split(":")[1]))
-        except (IndexError, ValueError):
+        ply = events.ply_of(sent.event)
+        if ply is None:
             return None
+        query = query.where(ReplyToken.ply == ply)
     elif sent.sent_at is not None:
         query = query.where(col(ReplyToken.created_at) <= sent.sent_at)
     return session.exec(query.order_by(col(ReplyToken.id).desc())).first()
@@ -583,19 +587,19 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
     # Locked (where the database can): a message handed to two workers is handled by one at a time.
     inbound = session.get(Inbound, inbound_id, with_for_update=True)
     if inbound is None:
-        return _Done("missing", [])
-    if inbound.status == "done":
-        return _Done(inbound.outcome or "done", [])
+        return _Done(Outcome.MISSING, [])
+    if inbound.status == InboundStatus.DONE:
+        return _Done(inbound.outcome or Outcome.DONE, [])
     # (Attempts are counted by pbem.inbound.handling, which claims the message.)
     message = parse(inbound.raw)
     resuming = inbound.outcome == APPLYING
     if not resuming and is_automatic(ctx, message, inbound.sender):
-        return _finish(ctx, session, inbound, "ignored-auto")
+        return _finish(ctx, session, inbound, Outcome.IGNORED_AUTO)
     token, by_header = _turn_of(session, inbound, message)
     game, seats = games.game_and_seats(session, token.game_id if token else None)
     seat = next((s for s in seats if token and s.id == token.seat_id), None)
     if token is None or game is None or seat is None:
-        return _finish(ctx, session, inbound, "ignored-unknown")
+        return _finish(ctx, session, inbound, Outcome.IGNORED_UNKNOWN)
     reply = read(message, sent_to(ctx, session, seat, inbound.received_at))
     if not resuming:
         problem = sender_problem(ctx, message, inbound.sender, seat)
@@ -604,22 +608,22 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
             # forwarded header: a From anyone can write is not enough.
             problem = "headers"
         if problem:
-            return _finish(ctx, session, inbound, f"confirm:{problem}", "reply-confirm", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.CONFIRM, problem), "reply-confirm", seat)
         if reply.problem:
             if _REFUSAL_ID.search(_header(message, "In-Reply-To")):
                 # No move again, in answer to our own refusal: most likely an
                 # auto-responder that does not say it is one. Answering would loop.
-                return _finish(ctx, session, inbound, f"refused:{reply.problem}:unanswered")
-            return _finish(ctx, session, inbound, f"refused:{reply.problem}", "reply-refused", seat)
+                return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, reply.problem, UNANSWERED))
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, reply.problem), "reply-refused", seat)
         stale = "used" if token.used_at is not None else _stale(session, game, seat, token)
         if stale:
-            return _finish(ctx, session, inbound, f"refused:{stale}", "reply-refused", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, stale), "reply-refused", seat)
         taken = session.connection().execute(
             update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id,
                                                table_of(ReplyToken).c.used_at.is_(None))
             .values(used_at=ctx.now()))
         if taken.rowcount != 1:
-            return _finish(ctx, session, inbound, "refused:used", "reply-refused", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, "used"), "reply-refused", seat)
         inbound.outcome = APPLYING
     assert reply.move is not None and token.id is not None
     return _Plan(links.seat_token(ctx, seat), token.id, token.ply, reply.move,
@@ -631,34 +635,34 @@ def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
     inbound = session.get(Inbound, inbound_id, with_for_update=True)
     token = session.get(ReplyToken, plan.token_id)
     assert inbound is not None and token is not None
-    if inbound.status == "done":
-        return _Done(inbound.outcome or "done", [])
+    if inbound.status == InboundStatus.DONE:
+        return _Done(inbound.outcome or Outcome.DONE, [])
     game, seats = games.game_and_seats(session, token.game_id)
     seat = next(s for s in seats if s.id == token.seat_id)
     assert game is not None
     if refused is None:
-        outcome = "accepted"
+        done_as = outcome(Outcome.ACCEPTED)
         talk = read(parse(inbound.raw), sent_to(ctx, session, seat, inbound.received_at)).talk
         talk_mail: list[int | None] = []
         if talk:
             try:
                 with session.begin_nested():
                     post_talk(ctx, session, seat, talk, source="reply", outbox=talk_mail)
-                outcome = "accepted:talk"
+                done_as = outcome(Outcome.ACCEPTED, Outcome.TALK)
             except errors.ServiceError:
-                outcome = "accepted:talk-refused"
+                done_as = outcome(Outcome.ACCEPTED, Outcome.TALK_REFUSED)
                 talk_mail = []
-        done = _finish(ctx, session, inbound, outcome, "reply-accepted", seat)
+        done = _finish(ctx, session, inbound, done_as, "reply-accepted", seat)
         # The others' talk mail goes with the answer, not at the next sweep.
         return _Done(done.outcome, done.outbox + talk_mail)
     if isinstance(refused, errors.MoveRefused):
         # The rules said no: the turn is still theirs, and a corrected reply may use the token.
         session.connection().execute(update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id)
                                      .values(used_at=None))
-        why = f"rules:{refused.code}"
+        why = f"{RULES}:{refused.code}"
     else:
         why = _stale(session, game, seat, token) or refused.code
-    return _finish(ctx, session, inbound, f"refused:{why}"[:64], "reply-refused", seat)
+    return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, why), "reply-refused", seat)
 
 
 def _stale(session: Session, game: Game, seat: Seat, token: ReplyToken) -> str | None:
@@ -669,8 +673,8 @@ def _stale(session: Session, game: Game, seat: Seat, token: ReplyToken) -> str |
         record = _record(session, game, token.ply)
         if record is not None and record.position == seat.position:
             return "autopilot" if record.by_autopilot else "moved"
-        return "game-over" if game.status != "active" else "stale"
-    if game.status != "active":
+        return "game-over" if game.status != GameStatus.ACTIVE else "stale"
+    if game.status != GameStatus.ACTIVE:
         return "game-over"
     if game.turn_seat != seat.position:
         return "not-your-turn"
@@ -686,11 +690,11 @@ def _finish(ctx: Context, session: Session, inbound: Inbound, outcome: str, answ
     """The message is handled: its outcome stored and its answer (if any) in
     the outbox, in the same transaction."""
     now = ctx.now()
-    inbound.status, inbound.outcome, inbound.handled_at = "done", outcome, now
+    inbound.status, inbound.outcome, inbound.handled_at = InboundStatus.DONE, outcome, now
     session.add(inbound)
     outbox: list[int | None] = []
     if answer is not None and seat is not None and _may_answer(ctx, seat):
-        outbox.append(enqueue(session, kind=answer, event=f"inbound:{inbound.id}", recipient=seat.email,
+        outbox.append(enqueue(session, kind=answer, event=events.key(Event.INBOUND, inbound.id), recipient=seat.email,
                               base_url=ctx.base_url, now=now, game_id=seat.game_id, seat_id=seat.id))
     return _Done(outcome, outbox)
 
@@ -736,36 +740,37 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
     """What the answer to a received message says, in the reader's words, for
     the mail templates (``None`` if the message is gone or not this seat's)."""
     inbound = session.get(Inbound, inbound_id)
-    if inbound is None or not inbound.outcome or inbound.status != "done":
+    if inbound is None or not inbound.outcome or inbound.status != InboundStatus.DONE:
         return None
     message = parse(inbound.raw)
     token, _ = _turn_of(session, inbound, message)
     if token is None or token.seat_id != seat.id:
         return None
     reply = read(message, sent_to(ctx, session, seat, inbound.received_at))
-    outcome = inbound.outcome
-    kind, _, why = outcome.partition(":")
+    said = inbound.outcome
+    kind, why = parts(said)
     order = ", ".join(map(str, reply.order or ()))
     facts: dict[str, Any] = {
-        "outcome": outcome, "move": reply.move or "", "played": move_text(reply.move) if reply.move else "",
+        "outcome": said, "move": reply.move or "", "played": move_text(reply.move) if reply.move else "",
         "order_text": order, "talk": reply.talk, "talk_lines": reply.talk.split("\n") if reply.talk else [],
-        "talk_posted": outcome == "accepted:talk", "talk_refused": outcome == "accepted:talk-refused",
+        "talk_posted": said == outcome(Outcome.ACCEPTED, Outcome.TALK),
+        "talk_refused": said == outcome(Outcome.ACCEPTED, Outcome.TALK_REFUSED),
         "reason": "", "token_ply": token.ply, "in_reply_to": _message_id(message),
         "sender": "", "trust_failed": why == "trust", "headers_only": why == "headers", "confirm_link": "",
         # Something of the reply was not posted: it came from our own mail.
         "talk_left_out": reply.left_out,
         # The turn can still be answered by mail: the answer carries the reply address again.
-        "retry": (token.used_at is None and game.status == "active" and game.ply == token.ply
+        "retry": (token.used_at is None and game.status == GameStatus.ACTIVE and game.ply == token.ply
                   and game.turn_seat == seat.position),
     }
-    if kind == "confirm":
+    if kind == Outcome.CONFIRM:
         facts["sender"] = _from_address(message)[:254]
         link = links.seat_link(ctx, seat)
         if reply.move:
             query = {"move": reply.move, **({"order": ",".join(map(str, reply.order))} if reply.order else {})}
             link = f"{link}?{urlencode(query)}"
         facts["confirm_link"] = link
-    elif kind == "refused":
+    elif kind == Outcome.REFUSED:
         facts["reason"] = _reason(session, game, token, reply, why, w)
     return facts
 
@@ -773,7 +778,7 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
 def _reason(session: Session, game: Game, token: ReplyToken, reply: reading.Reply, why: str, w: Words) -> str:
     if why in PROBLEMS:
         return w._(PROBLEMS[why])
-    if why.startswith("rules:"):
+    if parts(why)[0] == RULES:
         error = _rules_error(game, token, reply)
         return error_text(errors.MoveRefused(error), w) if error is not None else w._(_RULES)
     if why in STALE:
@@ -815,28 +820,28 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
     with session_scope(ctx.engine) as session:
         inbound = session.get(Inbound, inbound_id, with_for_update=True)
         if inbound is None:
-            return "missing"
-        if inbound.status == "done":
-            return inbound.outcome or "done"
+            return Outcome.MISSING
+        if inbound.status == InboundStatus.DONE:
+            return inbound.outcome or Outcome.DONE
         message = parse(inbound.raw)
         if is_automatic(ctx, message, inbound.sender):
-            return _finish(ctx, session, inbound, "ignored-auto").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_AUTO).outcome
         token, by_header = _turn_of(session, inbound, message)
         _, seats = games.game_and_seats(session, token.game_id if token else None)
         seat = next((s for s in seats if token and s.id == token.seat_id), None)
         if token is None or seat is None:
-            return _finish(ctx, session, inbound, "ignored-unknown").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_UNKNOWN).outcome
         if sender_problem(ctx, message, inbound.sender, seat):
-            return _finish(ctx, session, inbound, "ignored-sender").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_SENDER).outcome
         if by_header and not _trusting(ctx):
-            return _finish(ctx, session, inbound, "ignored-headers").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_HEADERS).outcome
         text, _ = reading.guard(reading.fresh_text(reading.reply_text(message)),
                                 sent_to(ctx, session, seat, inbound.received_at))
         try:
             post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
-            outcome = "talk"
+            done_as = outcome(Outcome.TALK)
         except errors.ServiceError as e:
-            outcome = f"talk-refused:{e.code}"[:64]
-        _finish(ctx, session, inbound, outcome)
+            done_as = outcome(Outcome.TALK_REFUSED, e.code)
+        _finish(ctx, session, inbound, done_as)
     ctx.relay(outbox)
-    return outcome
+    return done_as

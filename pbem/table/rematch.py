@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 from ..core import errors
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, Seat
+from ..core.models import Game, GameStatus, Seat
 from pbem.games.lookup import refuse_computer_seat, seat_and_game
 from pbem.core.links import seat_token
 from ..words import N_
@@ -45,7 +45,7 @@ def play_again(ctx: Context, token: object, *, before_start: Callable[[], None] 
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
         refuse_computer_seat(seat)
-        if game.status != "finished":
+        if game.status != GameStatus.FINISHED:
             raise errors.Conflict(N_("a rematch can start only when this game is over"), code="not-finished")
         found = _rematch_of(ctx, session, game, seat)
         if found is not None:
@@ -107,7 +107,7 @@ def rematch_for_seat(ctx: Context, token: object) -> Rematch | None:
     """For a finished game's seat page: the rematch, with this player's own seat in it."""
     with session_scope(ctx.engine) as session:
         seat, game, _ = seat_and_game(session, token)
-        return _rematch_of(ctx, session, game, seat) if game.status == "finished" else None
+        return _rematch_of(ctx, session, game, seat) if game.status == GameStatus.FINISHED else None
 
 
 def public_rematch(ctx: Context, public_id: object) -> str | None:
@@ -115,6 +115,6 @@ def public_rematch(ctx: Context, public_id: object) -> str | None:
     address; nobody's seat)."""
     with session_scope(ctx.engine) as session:
         game = games.game_by_public_id(session, public_id)
-        if game.status != "finished":
+        if game.status != GameStatus.FINISHED:
             return None
         return session.exec(select(Game.public_id).where(col(Game.rematch_of) == game.id)).first()

@@ -18,10 +18,12 @@ from markupsafe import Markup, escape
 
 from ..people import ratings, stats as player_stats
 from ..table import rematch as rematches, talk as table_talk, watching
+from ..table.webhooks import HookState
+from ..core.models import MailChoice
 from ..core.errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
 from ..rules import Board, Move, classic_board
-from ..drawing.style import (CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, clan_colour, clan_glyph, clan_mark,
-                             clan_text_colour, terrain_colour)
+from ..drawing.style import (CLAN_COLOURS, CSS_ROOT, TERRAIN_COLOURS, StyleName, clan_colour, clan_glyph,
+                             clan_mark, clan_text_colour, terrain_colour)
 from ..drawing.svg import board_svg, clan_icon
 from ..rules.tables import CLANS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TERRAINS, VILLAGE_CHIPS
 from ..rules.views import SeatView, View, seated
@@ -122,6 +124,10 @@ def _globals() -> dict[str, Any]:
         "clan_text_colour": clan_text_colour,
         "terrain_colour": terrain_colour,
         "board_css_properties": CSS_ROOT,
+        # The states templates test: a view's status, a seat's mail, a webhook's.
+        "Status": games.SeatStatus,
+        "Mail": MailChoice,
+        "HookState": HookState,
     }
 
 
@@ -164,7 +170,7 @@ def _start(players: list[dict[str, Any]], hours: int | None) -> Any:
     if confirmed:
         # Against the computer only, a game started signed in has begun: straight to the seat.
         mine = next((g for g in games.games_of(context(), parsed[0].email)[0] if g["game"] == game_id), None)
-        if mine is not None and mine["status"] == "active":
+        if mine is not None and mine["status"] == games.SeatStatus.ACTIVE:
             flash(words()._("Your game against the computer has started."), "ok")
             return redirect(url_for(".play", token=str(mine["link"]).rpartition("/")[2]), 303)
     return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
@@ -226,7 +232,7 @@ def game(game_id: str) -> Any:
     watch link: with its version, it refreshes itself (``watch.version``)."""
     view, version = watching.watched_game(context(), game_id)
     new = request.args.get("new")
-    again = rematches.public_rematch(context(), game_id) if view["status"] == "finished" else None
+    again = rematches.public_rematch(context(), game_id) if view["status"] == games.SeatStatus.FINISHED else None
     return render_template("game.html", view=view, new=new in ("1", "confirmed"), confirmed=new == "confirmed",
                            version=version, rematch_game=again, **_game_parts(view, None))
 
@@ -280,7 +286,7 @@ def _game_parts(view: View, token: str | None) -> dict[str, Any]:
     """What the game templates show besides the view itself."""
     board = _board()
     moves = _moves_by_source(view)
-    started = view["status"] in ("active", "finished")
+    started = view["status"] in (games.SeatStatus.ACTIVE, games.SeatStatus.FINISHED)
     w = words()
     svg = None
     if started:
@@ -367,7 +373,7 @@ def play_page(token: str, view: SeatView | None, *, error: str | None = None,
     ctx = context()
     view, version = watching.watched_seat(ctx, token)
     w = seat_words(view)
-    again = rematches.rematch_for_seat(ctx, token) if view["status"] == "finished" else None
+    again = rematches.rematch_for_seat(ctx, token) if view["status"] == games.SeatStatus.FINISHED else None
     table = table_talk.table(ctx, token)
     return render_template("play.html", view=view, error=error, error_code=error_code, rematch=again,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
@@ -411,7 +417,7 @@ def play(token: str) -> Any:
 def accept(token: str) -> Any:
     view = games.accept(context(), token)  # accepting twice is accepting once
     w = seat_words(view)
-    if view.get("status") == "active":
+    if view.get("status") == games.SeatStatus.ACTIVE:
         flash(w._("You accepted — everyone is in, so the game has started. Your clan has been dealt."), "ok")
     else:
         flash(w._("You accepted the invitation. The game starts when everyone has accepted."), "ok")
@@ -538,7 +544,7 @@ def board_style(token: str) -> Any:
     except Invalid as e:
         return _refused(token, e, N_("%(error)s Nothing was changed."))
     w = seat_words(view)
-    flash(w._("Saved: the board is drawn in high contrast.") if view["board_style"] == "contrast"
+    flash(w._("Saved: the board is drawn in high contrast.") if view["board_style"] == StyleName.CONTRAST
           else w._("Saved: the board is drawn in the standard style."), "ok")
     return redirect(url_for(".play", token=token) + "#style-title", 303)
 
@@ -602,7 +608,7 @@ def rematch(token: str) -> Any:
     w = seat_words(fresh)
     if not made.created:
         flash(w._("The rematch had started already: here is your seat."), "ok")
-    elif fresh["status"] == "active":
+    elif fresh["status"] == games.SeatStatus.ACTIVE:
         # Only the computer to play against: it accepted at once, and the game is on.
         flash(w._("You started a rematch against the computer: it has begun."), "ok")
     else:
