@@ -78,7 +78,8 @@ class StateCollector(Collector):
             pending, oldest = session.exec(
                 select(func.count(), func.min(Outbox.created_at)).where(Outbox.status == OutboxStatus.PENDING)).one()
             failed = session.exec(select(func.count()).where(Outbox.status == OutboxStatus.FAILED)).one()
-            active = session.exec(select(func.count()).select_from(Game).where(col(Game.status) == GameStatus.ACTIVE)).one()
+            active = session.exec(select(func.count()).select_from(Game)
+                                  .where(col(Game.status) == GameStatus.ACTIVE)).one()
         if oldest is not None and oldest.tzinfo is None:
             oldest = oldest.replace(tzinfo=timezone.utc)
         yield GaugeMetricFamily("pbem_outbox_pending", "Outbox rows waiting to be sent", value=pending)

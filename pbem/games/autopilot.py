@@ -51,8 +51,9 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
             session.add(seat)
             for s in seats:
                 if s.mail != MailChoice.NONE and s.bot is None:
-                    outbox.append(enqueue(session, kind="deadline", event=events.key(Event.AUTOPILOT, ply), recipient=s.email,
-                                          base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
+                    outbox.append(enqueue(session, kind="deadline", event=events.key(Event.AUTOPILOT, ply),
+                                          recipient=s.email, base_url=ctx.base_url, now=now, game_id=game_id,
+                                          seat_id=s.id))
             turn = computer_turn(game, seats)
     if computer:
         # No worker moved for the computer in its time: the clock does, at its

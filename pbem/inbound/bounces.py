@@ -299,5 +299,6 @@ def _tell_the_others(ctx: Context, session: Session, address: str, now: datetime
             others = [s for s in others if s.position == 0]
         # The event names the bouncing seat (an address's hash would not fit the column).
         outbox += [enqueue(session, kind="unreachable", event=events.key(Event.UNREACHABLE, bouncing.id),
-                           recipient=s.email, seat_id=s.id, base_url=ctx.base_url, now=now, game_id=game.id) for s in others]
+                           recipient=s.email, seat_id=s.id, base_url=ctx.base_url, now=now, game_id=game.id)
+                   for s in others]
     return outbox

@@ -659,10 +659,10 @@ def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
         # The rules said no: the turn is still theirs, and a corrected reply may use the token.
         session.connection().execute(update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id)
                                      .values(used_at=None))
-        why = f"{RULES}:{refused.code}"
+        why: tuple[str, ...] = (RULES, refused.code)
     else:
-        why = _stale(session, game, seat, token) or refused.code
-    return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, why), "reply-refused", seat)
+        why = (_stale(session, game, seat, token) or refused.code,)
+    return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, *why), "reply-refused", seat)
 
 
 def _stale(session: Session, game: Game, seat: Seat, token: ReplyToken) -> str | None:

@@ -86,7 +86,8 @@ def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:
     w = Words(setter.language)
     text = _text(event, view, to_move, w)
     if hook.kind == WebhookKind.JSON:
-        body = json.dumps({"game": game.public_id, "event": event, "ply": 0 if event == WebhookEvent.START else game.ply,
+        body = json.dumps({"game": game.public_id, "event": event,
+                           "ply": 0 if event == WebhookEvent.START else game.ply,
                            "to_move": to_move.name if to_move else None, "url": url},
                           ensure_ascii=False, separators=(",", ":")).encode()
         secret = signing_secret(ctx.secret_key, hook)

@@ -151,7 +151,8 @@ def _game(args: argparse.Namespace, ctx: Context, out: TextIO) -> int:
                  "CLAN"],
            [(s["position"], s["name"], s["email"] or "-", "yes" if s["accepted"] else "no", s["mail"],
              s["language"], s["bot"] or "-", s["autopilot_streak"], _when(s["paused_until"]),
-             (s["clan"] or "(secret)") if d["status"] == GameStatus.ACTIVE else (s["clan"] or "-")) for s in d["seats"]])
+             (s["clan"] or "(secret)") if d["status"] == GameStatus.ACTIVE else (s["clan"] or "-"))
+            for s in d["seats"]])
     print("\noutbox:", file=out)
     _outbox_table(out, d["outbox"])
     return 0

@@ -155,8 +155,8 @@ def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: 
     session.add(message)
     session.flush()
     assert message.id is not None  # the flush gave it one
-    rows = [enqueue(session, kind="talk", event=events.key(Event.TALK, message.id), recipient=s.email, base_url=ctx.base_url,
-                    now=now, game_id=game.id, seat_id=s.id)
+    rows = [enqueue(session, kind="talk", event=events.key(Event.TALK, message.id), recipient=s.email,
+                    base_url=ctx.base_url, now=now, game_id=game.id, seat_id=s.id)
             for s in seats if s.id != seat.id and wants_talk_mail(s)]
     if outbox is not None:
         outbox.extend(rows)

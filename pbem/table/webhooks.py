@@ -323,7 +323,8 @@ def failed(ctx: Context, webhook_id: int, error: str) -> bool:
             # Not to a seat the computer plays now, nor to no address.
             if seat is not None and seat.bot is None and seat.email:
                 row = enqueue(session, kind="webhook-off", event=events.key(Event.WEBHOOK_OFF, webhook_id),
-                              recipient=seat.email, base_url=ctx.base_url, now=now, game_id=hook.game_id, seat_id=seat.id)
+                              recipient=seat.email, base_url=ctx.base_url, now=now, game_id=hook.game_id,
+                              seat_id=seat.id)
             public_id = session.exec(select(Game.public_id).where(col(Game.id) == hook.game_id)).first()
             log.warning("webhook %s of game %s switched off: failing since %s (%s)", webhook_id, public_id,
                         first.isoformat(), error[:200], extra={"game": public_id})
