@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import (Column, DateTime, Dialect, Index, LargeBinary, String, Table, Text, TypeDecorator,
                         UniqueConstraint, inspect, text)
@@ -95,9 +95,12 @@ class WebhookKind(StrEnum):
 E = TypeVar("E", bound=StrEnum)
 
 
-class Named(TypeDecorator[E], Generic[E]):
+class Named(TypeDecorator[E]):
     """A ``StrEnum`` kept as its value in a plain ``VARCHAR`` (no database enum
-    type, so adding a value needs no migration); rows read back give members."""
+    type, so adding a value needs no migration); rows read back give members.
+    (SQLModel would make an enum field a database enum of the members' names.)
+    A plain string assigned before a flush stays one until the row is read
+    again: a ``StrEnum`` member compares equal to its value either way."""
 
     impl = String
     cache_ok = True

@@ -17,6 +17,7 @@ from ..core.events import Event
 from ..core.models import Game, Seat, Webhook
 from ..core.outbox import enqueue
 
+
 class WebhookEvent(StrEnum):
     """The events a webhook hears of, as the JSON body names them."""
 
