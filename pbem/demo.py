@@ -20,9 +20,10 @@ from .table import webhooks
 from .workers.clock import tick
 from .core.config import DEV_SECRET_KEY, is_loopback
 from .core.db import session_scope, upgrade
+from .drawing.style import StyleName
 from .inbound.addresses import domain
 from .inbound.receiver import describe, receiver
-from .core.models import Game
+from .core.models import Game, MailChoice
 from .web import create_app
 from .web.mailbox import game_of
 from .core import links
@@ -52,7 +53,7 @@ def seed(ctx: Any) -> str:
     for n, seat in enumerate(seats):
         if n == 1:
             # Petr plays on the high-contrast board: his page and his mails' pictures show it.
-            games.set_board_style(ctx, links.seat_token(ctx, seat), "contrast")
+            games.set_board_style(ctx, links.seat_token(ctx, seat), StyleName.CONTRAST)
         games.accept(ctx, links.seat_token(ctx, seat))
         if n == 0:
             # Before the others accept: the catcher hears of the start too.
@@ -69,15 +70,15 @@ def seed_finished(ctx: Any) -> str:
         _, seats = games.game_and_seats(session, game.id)
     tokens = [links.seat_token(ctx, seat) for seat in seats]
     for token in tokens:
-        games.set_mail(ctx, token, "none")
+        games.set_mail(ctx, token, MailChoice.NONE)
         games.accept(ctx, token)
     # Not a secret: only which moves the demo's players make.
     choose = random.Random(15)
     while True:
         views = [games.seat_view(ctx, token) for token in tokens]
-        turn = next((t, v) for t, v in zip(tokens, views) if v["your_turn"] or v["status"] != "active")
+        turn = next((t, v) for t, v in zip(tokens, views) if v["your_turn"] or v["status"] != games.SeatStatus.ACTIVE)
         token, view = turn
-        if view["status"] != "active":
+        if view["status"] != games.SeatStatus.ACTIVE:
             return game_id
         games.submit_move(ctx, token, choose.choice(view["legal_moves"]), None, view["ply"])
 

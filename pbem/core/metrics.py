@@ -26,7 +26,7 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from .models import Game, Outbox
+from .models import DeliveryOutcome, Game, GameStatus, Outbox, OutboxStatus
 
 MOVES = Counter("pbem_moves", "Moves offered by players: accepted, or refused with the refusal's code", ["outcome"])
 MAIL = Counter("pbem_mail", "Delivery attempts of outbox rows by kind: sent, retry, failed, skipped, postponed", ["kind", "outcome"])
@@ -53,16 +53,16 @@ def mail(kind: str, outcome: str) -> None:
         # (only a sent one can be): the counts would tell a watcher of /metrics
         # whether an address they asked a link for is known.  One count per mail,
         # when it is done with, the same either way.
-        if outcome == "retry":
+        if outcome == DeliveryOutcome.RETRY:
             return
         outcome = LOGIN_OUTCOME
     MAIL.labels(kind=kind, outcome=outcome).inc()
 
 
-def inbound(outcome: str) -> None:
-    # An outcome may carry details after a colon ("refused:not-your-turn"): the
-    # details stay in the log, a label takes the word.
-    INBOUND.labels(outcome=outcome.split(":", 1)[0].split(" ", 1)[0][:32]).inc()
+def inbound(word: str) -> None:
+    # An outcome may carry details ("refused:not-your-turn"): the details stay
+    # in the log, a label takes the word (``pbem.inbound.outcomes.word_of``).
+    INBOUND.labels(outcome=word).inc()
 
 
 class StateCollector(Collector):
@@ -76,9 +76,10 @@ class StateCollector(Collector):
         now = datetime.now(timezone.utc)
         with Session(self.engine) as session:
             pending, oldest = session.exec(
-                select(func.count(), func.min(Outbox.created_at)).where(Outbox.status == "pending")).one()
-            failed = session.exec(select(func.count()).where(Outbox.status == "failed")).one()
-            active = session.exec(select(func.count()).select_from(Game).where(col(Game.status) == "active")).one()
+                select(func.count(), func.min(Outbox.created_at)).where(Outbox.status == OutboxStatus.PENDING)).one()
+            failed = session.exec(select(func.count()).where(Outbox.status == OutboxStatus.FAILED)).one()
+            active = session.exec(select(func.count()).select_from(Game)
+                                  .where(col(Game.status) == GameStatus.ACTIVE)).one()
         if oldest is not None and oldest.tzinfo is None:
             oldest = oldest.replace(tzinfo=timezone.utc)
         yield GaugeMetricFamily("pbem_outbox_pending", "Outbox rows waiting to be sent", value=pending)

@@ -4,8 +4,11 @@ migrations in ``pbem/migrations``; these classes must match them."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any, TypeVar
 
-from sqlalchemy import Column, DateTime, Index, LargeBinary, Table, Text, UniqueConstraint, inspect, text
+from sqlalchemy import (Column, DateTime, Dialect, Index, LargeBinary, String, Table, Text, TypeDecorator,
+                        UniqueConstraint, inspect, text)
 from sqlmodel import Field, SQLModel
 
 
@@ -25,6 +28,94 @@ def table_of(model: type[SQLModel]) -> Table:
     return table
 
 
+class GameStatus(StrEnum):
+    """Where a game is: invited -> active -> finished; invited -> expired when
+    never accepted in time; cancelled (by an admin) never happens by itself."""
+
+    INVITED = "invited"
+    ACTIVE = "active"
+    FINISHED = "finished"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+#: The statuses of a game that is still being played or waits to be.
+RUNNING = (GameStatus.INVITED, GameStatus.ACTIVE)
+
+
+class MailChoice(StrEnum):
+    """How a player wants their turns by mail (``Seat.mail``)."""
+
+    EVERY = "every"
+    DIGEST = "digest"
+    NONE = "none"
+
+
+class OutboxStatus(StrEnum):
+    """pending -> sent | skipped (no longer true when its turn came) | failed"""
+
+    PENDING = "pending"
+    SENT = "sent"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+class DeliveryOutcome(StrEnum):
+    """What one delivery attempt of an outbox row came to (``pbem.mail.delivery``;
+    here because the metrics count them)."""
+
+    SENT = OutboxStatus.SENT.value
+    #: The world moved on: the message is no longer wanted.
+    SKIPPED = OutboxStatus.SKIPPED.value
+    #: Refused for good, or given up on.
+    FAILED = OutboxStatus.FAILED.value
+    #: A passing failure: tried again later.
+    RETRY = "retry"
+    #: Its reader is on their page: tried again once they have left.
+    POSTPONED = "postponed"
+    #: Another worker has it, or it is done.
+    BUSY = "busy"
+
+
+class InboundStatus(StrEnum):
+    """pending -> done (its outcome says what it did)"""
+
+    PENDING = "pending"
+    DONE = "done"
+
+
+class WebhookKind(StrEnum):
+    """Where a webhook posts: Discord, Slack, or plain signed JSON."""
+
+    DISCORD = "discord"
+    SLACK = "slack"
+    JSON = "json"
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+class Named(TypeDecorator[E]):
+    """A ``StrEnum`` kept as its value in a plain ``VARCHAR`` (no database enum
+    type, so adding a value needs no migration); rows read back give members.
+    (SQLModel would make an enum field a database enum of the members' names.)
+    A plain string assigned before a flush stays one until the row is read
+    again: a ``StrEnum`` member compares equal to its value either way."""
+
+    impl = String
+    cache_ok = True
+
+    def __init__(self, enum: type[E], length: int) -> None:
+        super().__init__(length)
+        self.enum = enum
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else str(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> E | None:
+        return None if value is None else self.enum(value)
+
+
 #: A running game's deadline while no reminder went for it (else null): the
 #: reminder scan's range over this expression is what the index serves.  The
 #: planner cannot tell from the columns' statistics how few games in the next
@@ -37,18 +128,17 @@ class Game(SQLModel, table=True):
     __tablename__ = "game"
     __table_args__ = (
         Index("ix_game_unreminded_deadline", text(f"({UNREMINDED_DEADLINE})"),
-              postgresql_where=text("status = 'active'"), sqlite_where=text("status = 'active'")),
+              postgresql_where=text(f"status = '{GameStatus.ACTIVE}'"),
+              sqlite_where=text(f"status = '{GameStatus.ACTIVE}'")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     #: The game's address in links, the API and mail headers: random, so that
     #: nobody can walk from one game to the next (``tokens.public_id``).
     public_id: str = Field(max_length=24, unique=True, index=True)
-    # invited -> active -> finished; invited -> expired when never accepted in
-    # time; cancelled never happens by itself.  While invited, the seat at
-    # position 0 is the player who started the game: the others' invitations
-    # wait until they accept.
-    status: str = Field(default="invited", max_length=16, index=True)
+    # See GameStatus.  While invited, the seat at position 0 is the player who
+    # started the game: the others' invitations wait until they accept.
+    status: GameStatus = Field(default=GameStatus.INVITED, sa_type=Named(GameStatus, 16), index=True)
     turn_hours: int = Field(default=72)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
     started_at: datetime | None = Field(default=None, sa_column=_when())
@@ -88,8 +178,7 @@ class Seat(SQLModel, table=True):
     token_hash: str = Field(max_length=64, unique=True)
     accepted_at: datetime | None = Field(default=None, sa_column=_when())
     clan: str | None = Field(default=None, max_length=8)
-    # every | digest | none
-    mail: str = Field(default="every", max_length=8)
+    mail: MailChoice = Field(default=MailChoice.EVERY, sa_type=Named(MailChoice, 8))
     autopilot_streak: int = Field(default=0)
     vacation_days_left: int = Field(default=7)
     paused_until: datetime | None = Field(default=None, sa_column=_when())
@@ -157,8 +246,7 @@ class Outbox(SQLModel, table=True):
     event: str = Field(max_length=64)
     recipient: str = Field(max_length=254)
     message_id: str = Field(max_length=200, unique=True)
-    # pending -> sent | skipped (no longer true when its turn came) | failed
-    status: str = Field(default="pending", max_length=16)
+    status: OutboxStatus = Field(default=OutboxStatus.PENDING, sa_type=Named(OutboxStatus, 16))
     attempts: int = Field(default=0)
     last_error: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
@@ -265,8 +353,7 @@ class Inbound(SQLModel, table=True):
     sender: str = Field(max_length=254)
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     received_at: datetime = Field(default_factory=utcnow, sa_column=_when(False))
-    # pending -> done (its outcome says what it did)
-    status: str = Field(default="pending", max_length=16, index=True)
+    status: InboundStatus = Field(default=InboundStatus.PENDING, sa_type=Named(InboundStatus, 16), index=True)
     outcome: str | None = Field(default=None, max_length=64)
     attempts: int = Field(default=0)
     handled_at: datetime | None = Field(default=None, sa_column=_when())
@@ -310,8 +397,7 @@ class Webhook(SQLModel, table=True):
     game_id: int = Field(foreign_key="game.id", index=True)
     #: The seat that set it: told by mail if it is switched off, the only one who may remove it.
     seat_id: int = Field(foreign_key="seat.id")
-    # discord | slack | json
-    kind: str = Field(max_length=8)
+    kind: WebhookKind = Field(sa_type=Named(WebhookKind, 8))
     url: str = Field(max_length=500)
     #: A json webhook's signing secret is HMAC-derived from the secret key and this
     #: salt (as seat tokens are): shown once, never stored.

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from .models import Outbox, table_of
+from .models import Outbox, OutboxStatus, table_of
 
 KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest", "link",
          # Answers to mail the service received, table talk, and "we cannot reach X".
@@ -70,6 +70,6 @@ def enqueue(
     new_id: int | None = conn.execute(_insert(conn.dialect.name), dict(
         kind=kind, event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
         login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
-        created_at=now, next_attempt_at=due or now, status="pending", attempts=0, language=language,
+        created_at=now, next_attempt_at=due or now, status=OutboxStatus.PENDING, attempts=0, language=language,
     )).scalar_one_or_none()
     return new_id

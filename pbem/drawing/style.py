@@ -14,6 +14,7 @@ Sizes of the board are in board units (the classic board is 1000 x 700).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 # --------------------------------------------------------------------------------------
 # Palette
@@ -326,11 +327,18 @@ CSS_ROOT = css_properties()
 # --------------------------------------------------------------------------------------
 
 
+class StyleName(StrEnum):
+    """The board styles a player may choose (stored as ``Seat.board_style``)."""
+
+    STANDARD = "standard"
+    CONTRAST = "contrast"
+
+
 @dataclass(frozen=True)
 class BoardStyle:
     """What differs between the standard board and the high-contrast one."""
 
-    name: str
+    name: StyleName
     border: str
     border_w: float
     #: The dark ring around a hut token (outside its shape) and the light edge inside it.
@@ -344,14 +352,14 @@ class BoardStyle:
     patterns: bool
 
 
-STANDARD = BoardStyle("standard", BORDER, BORDER_W, TOKEN_SHADOW, TOKEN_SHADOW_W, TOKEN_EDGE_W,
+STANDARD = BoardStyle(StyleName.STANDARD, BORDER, BORDER_W, TOKEN_SHADOW, TOKEN_SHADOW_W, TOKEN_EDGE_W,
                       TOKEN_FONT, NUMBER_HALO_W, NUMBER_HALO_PNG_W, patterns=False)
 #: High contrast: black borders twice as thick, black token rings, a wider light
 #: edge, bigger counts (the marks scale them to what each shape holds), wider
 #: halos, and a pattern on each terrain but grassland (steppe and grassland are
 #: only 5.8 CIEDE2000 apart for a deuteranope).  The ring stays within
 #: TOKEN_GAP / 2, so that round neighbours still only touch.
-CONTRAST = BoardStyle("contrast", "#000000", 2.6, "#000000", TOKEN_GAP / 2, 2.2,
+CONTRAST = BoardStyle(StyleName.CONTRAST, "#000000", 2.6, "#000000", TOKEN_GAP / 2, 2.2,
                       19.0, 4.5, 2.0, patterns=True)
 BOARD_STYLES: dict[str, BoardStyle] = {s.name: s for s in (STANDARD, CONTRAST)}
 

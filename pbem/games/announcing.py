@@ -11,7 +11,9 @@ from sqlmodel import Session
 from .. import rules
 from ..core.context import Context
 from ..core.db import as_utc
-from ..core.models import Game, Seat
+from ..core import events
+from ..core.events import Event
+from ..core.models import Game, GameStatus, MailChoice, Seat
 from ..core.outbox import enqueue
 from . import webhook_events
 
@@ -45,20 +47,20 @@ def turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], pos
     posts = [] if event is None else webhook_events.enqueue_posts(session, game, event, base_url=ctx.base_url,
                                                                   now=now)
     if turn is None:  # the game is over
-        return posts + [enqueue(session, kind="game-over", event="over", recipient=s.email, seat_id=s.id,
+        return posts + [enqueue(session, kind="game-over", event=Event.OVER, recipient=s.email, seat_id=s.id,
                                 base_url=ctx.base_url, now=now, game_id=game.id)
                         for s in seats if s.bot is None]
     seat = seats[turn]
-    if seat.mail != "every" or seat.bot is not None:
+    if seat.mail != MailChoice.EVERY or seat.bot is not None:
         return posts
-    return posts + [enqueue(session, kind="turn", event=f"ply:{position.ply}", recipient=seat.email,
+    return posts + [enqueue(session, kind="turn", event=events.key(Event.PLY, position.ply), recipient=seat.email,
                             seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
 
 
 def computer_turn(game: Game, seats: Sequence[Seat]) -> tuple[int, int] | None:
     """``(game id, ply)`` if the computer is to move in this game."""
     turn = game.turn_seat
-    if game.status != "active" or turn is None or game.id is None or seats[turn].bot is None:
+    if game.status != GameStatus.ACTIVE or turn is None or game.id is None or seats[turn].bot is None:
         return None
     return game.id, game.ply
 

@@ -7,6 +7,9 @@ import random
 
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
+from ..core import events
+from ..core.events import Event
+from ..core.models import GameStatus, MailChoice
 from ..core.outbox import enqueue
 from ..rules.bots import choose_move
 from .announcing import computer_turn, hand_on
@@ -26,7 +29,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
     turn: tuple[int, int] | None = None
     with session_scope(ctx.engine) as session:
         game, seats = game_and_seats(session, game_id)
-        if game is None or game.status != "active" or game.ply != ply:
+        if game is None or game.status != GameStatus.ACTIVE or game.ply != ply:
             return None
         deadline = as_utc(game.deadline)
         if deadline is None or deadline > now:
@@ -47,9 +50,10 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
             seat.autopilot_streak += 1
             session.add(seat)
             for s in seats:
-                if s.mail != "none" and s.bot is None:
-                    outbox.append(enqueue(session, kind="deadline", event=f"autopilot:{ply}", recipient=s.email,
-                                          base_url=ctx.base_url, now=now, game_id=game_id, seat_id=s.id))
+                if s.mail != MailChoice.NONE and s.bot is None:
+                    outbox.append(enqueue(session, kind="deadline", event=events.key(Event.AUTOPILOT, ply),
+                                          recipient=s.email, base_url=ctx.base_url, now=now, game_id=game_id,
+                                          seat_id=s.id))
             turn = computer_turn(game, seats)
     if computer:
         # No worker moved for the computer in its time: the clock does, at its

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 from ..core import errors
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, MoveRecord, Seat
+from ..core.models import Game, GameStatus, MailChoice, MoveRecord, Seat
 from ..rules.computer import Budget, Level, computer_move as decide
 from ..rules.views import PlayerView, SeatView
 from ..words import N_
@@ -62,7 +62,7 @@ def computer_move(ctx: Context, game_id: int, ply: int, *, seconds: float | None
     is a person's turn)."""
     with session_scope(ctx.engine) as session:
         game, seats = game_and_seats(session, game_id)
-        if game is None or game.status != "active" or game.ply != ply or game.turn_seat is None:
+        if game is None or game.status != GameStatus.ACTIVE or game.ply != ply or game.turn_seat is None:
             return None
         seat = seats[game.turn_seat]
         if seat.bot is None:
@@ -83,7 +83,7 @@ def computer_move(ctx: Context, game_id: int, ply: int, *, seconds: float | None
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         game, seats = game_and_seats(session, game_id)
-        if game is None or game.status != "active" or game.ply != ply:
+        if game is None or game.status != GameStatus.ACTIVE or game.ply != ply:
             return None
         position = rules_game(game)
         assert position is not None and position.turn is not None  # an active game has a player to move
@@ -136,9 +136,9 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
-        if game.status != "active":
+        if game.status != GameStatus.ACTIVE:
             raise errors.Conflict(N_("the computer can take a seat only while the game is being played"),
-                                  code="not-started" if game.status == "invited" else "game-over")
+                                  code="not-started" if game.status == GameStatus.INVITED else "game-over")
         refuse_computer_seat(seat)
         target = seat
         if seat_number is None or seat_number == seat.position:
@@ -164,7 +164,7 @@ def hand_to_computer(ctx: Context, token: object, level: object, seat_number: ob
                                      code="invalid-level", field="bot")
         target.bot = str(level)
         target.bot_from = game.ply
-        target.mail = "none"
+        target.mail = MailChoice.NONE
         target.talk_mail = False
         session.add(target)
         session.flush()

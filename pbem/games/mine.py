@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from ..core.context import Context
 from ..core.db import session_scope
 from ..core.links import seat_link, seat_token
-from ..core.models import Game, Seat
+from ..core.models import Game, GameStatus, Seat
 from .views import game_view, status_for
 
 
@@ -39,7 +39,7 @@ def games_of(ctx: Context, email: str, page: int = 1) -> tuple[list[dict[str, An
                                   .order_by(col(Seat.game_id), col(Seat.position))):
             seats.setdefault(other.game_id, []).append(other)
         rematches: dict[int, dict[str, str | None]] = {}
-        finished = [g.id for _, g in rows if g.status == "finished"]
+        finished = [g.id for _, g in rows if g.status == GameStatus.FINISHED]
         if finished:
             for of, public_id in session.exec(select(Game.rematch_of, Game.public_id)
                                               .where(col(Game.rematch_of).in_(finished))):
@@ -57,18 +57,18 @@ def games_of(ctx: Context, email: str, page: int = 1) -> tuple[list[dict[str, An
             out.append({
                 "game": game.public_id, "status": status_for(game, seat), "ply": game.ply,
                 # A seat handed to the computer is never the person's turn.
-                "your_turn": game.status == "active" and game.turn_seat == seat.position and seat.bot is None,
+                "your_turn": game.status == GameStatus.ACTIVE and game.turn_seat == seat.position and seat.bot is None,
                 "players": [p["name"] for p in view["players"]], "link": seat_link(ctx, seat),
                 "token": seat_token(ctx, seat), "name": seat.name,
                 "others": [p["name"] for p in view["players"] if p["seat"] != seat.position],
-                "next": view["next"] if game.status == "active" else None,
-                "winners": view["winners"] if game.status == "finished" else None,
+                "next": view["next"] if game.status == GameStatus.ACTIVE else None,
+                "winners": view["winners"] if game.status == GameStatus.FINISHED else None,
                 # Clans are public once the game is over (the view has them only then).
                 "result": {"clan": you["clan"], "final": you["final_score"], "chips": you["chips"],
                            "clan_score": view["clan_scores"].get(you["clan"], 0)}
-                if game.status == "finished" and you["clan"] else None,
+                if game.status == GameStatus.FINISHED and you["clan"] else None,
                 "rematch": rematches.get(game.id),
                 # "Play again" is a person's: a seat the computer plays has none.
-                "can_rematch": game.status == "finished" and seat.bot is None,
+                "can_rematch": game.status == GameStatus.FINISHED and seat.bot is None,
             })
         return out, more

@@ -14,7 +14,7 @@ from .. import rules
 from ..core import errors, metrics
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, MoveRecord, Seat, table_of
+from ..core.models import Game, GameStatus, MoveRecord, Seat, table_of
 from ..people import ratings
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
@@ -65,12 +65,12 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
-        if game.status == "invited":
+        if game.status == GameStatus.INVITED:
             raise errors.Conflict(N_("the game starts when every player has accepted"), code="not-started")
         if ply != game.ply:
             if ply < game.ply and _already_played(session, game, seat, ply, parsed, order):
                 return game_view(ctx, game, seats, seat)
-        if game.status != "active":
+        if game.status != GameStatus.ACTIVE:
             raise errors.Conflict(N_("the game is over"), code="game-over")
         if ply != game.ply:
             raise errors.Conflict(
@@ -116,7 +116,7 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
     values: dict[str, Any] = dict(
         ply=position.ply, state=json.dumps(position.to_json()), turn_seat=position.turn,
         deadline=deadline_for(ctx, game, seats, position, now),
-        reminded_for=None, status="finished" if over else game.status,
+        reminded_for=None, status=GameStatus.FINISHED if over else game.status,
         finished_at=now if over else game.finished_at,
     )
     conn = session.connection()

@@ -11,7 +11,9 @@ from sqlalchemy.exc import IntegrityError
 from ..core import errors, tokens
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import Suppression
+from ..core import events
+from ..core.events import Event
+from ..core.models import GameStatus, MailChoice, Suppression
 from ..core.outbox import enqueue
 from ..drawing.style import BOARD_STYLES
 from ..people.players import mailbox_hash
@@ -24,7 +26,7 @@ from .lookup import refuse_computer_seat, seat_and_game
 from .views import game_view
 
 
-MAIL_CHOICES = ("every", "digest", "none")
+MAIL_CHOICES = tuple(MailChoice)
 
 
 def never_mail(ctx: Context, token: object) -> None:
@@ -40,7 +42,7 @@ def never_mail(ctx: Context, token: object) -> None:
                     session.add(Suppression(address_hash=mailbox_hash(seat.email), created_at=now))
             except IntegrityError:
                 pass
-        seat.mail = "none"
+        seat.mail = MailChoice.NONE
         session.add(seat)
 
 
@@ -51,9 +53,9 @@ def set_mail(ctx: Context, token: object, choice: object) -> SeatView:
                              code="invalid-mail")
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
-        if choice != "none":  # an old mail's unsubscribe link still works
+        if choice != MailChoice.NONE:  # an old mail's unsubscribe link still works
             refuse_computer_seat(seat)
-        seat.mail = str(choice)
+        seat.mail = MailChoice(str(choice))
         session.add(seat)
         return game_view(ctx, game, seats, seat)
 
@@ -109,7 +111,7 @@ def replace_seat_link(ctx: Context, token: object, *, keep_login: object = None)
         seat.token_hash = tokens.digest(tokens.derive(ctx.secret_key, "seat", seat.token_salt))
         session.add(seat)
         session.flush()
-        row = enqueue(session, kind="link", event=f"link:{uuid.uuid4().hex}", recipient=seat.email,
+        row = enqueue(session, kind="link", event=events.key(Event.LINK, uuid.uuid4().hex), recipient=seat.email,
                       base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
         public_id = game.public_id
     ctx.relay([row])
@@ -127,9 +129,9 @@ def pause_clock(ctx: Context, token: object, days: object) -> SeatView:
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
         refuse_computer_seat(seat)
-        if game.status != "active":
+        if game.status != GameStatus.ACTIVE:
             raise errors.Conflict(N_("the clock runs only while the game is being played"),
-                                  code="not-started" if game.status == "invited" else "game-over")
+                                  code="not-started" if game.status == GameStatus.INVITED else "game-over")
         if days > seat.vacation_days_left:
             raise errors.Invalid(n_("you have %(num)d vacation day left in this game",
                                     "you have %(num)d vacation days left in this game"),

@@ -17,7 +17,8 @@ from .. import rules
 from ..core import errors, tokens
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, Seat, Suppression
+from ..core.events import Event
+from ..core.models import Game, GameStatus, MailChoice, Seat, Suppression
 from ..core.outbox import enqueue
 from ..people.players import BadAddress, BadName, clean_address, clean_name, suppression_hashes
 from ..rules.computer import Level
@@ -169,7 +170,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
                 # The computer accepts at once.
                 accepted_at=now if is_bot or (confirmed and position == 0) else None,
                 language=p.language, time_zone=p.time_zone,
-                bot=p.bot, bot_from=0 if is_bot else None, mail="none" if is_bot else "every",
+                bot=p.bot, bot_from=0 if is_bot else None, mail=MailChoice.NONE if is_bot else MailChoice.EVERY,
             )
             session.add(seat)
             seats.append(seat)
@@ -178,7 +179,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
         outbox = [invite(ctx, session, game, seat, now) for seat in invited]
         if all(s.accepted_at is not None for s in seats):
             # Signed in against the computer only: nobody else to wait for.
-            game.status = "active"
+            game.status = GameStatus.ACTIVE
             outbox += _start(ctx, session, game, seats, now)
         public_id = game.public_id
         computer = computer_turn(game, seats)
@@ -198,7 +199,7 @@ def invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetime
             ctx.limit("LIMIT_INVITES", [seat.email])
         except errors.RateLimited as e:
             due = now + timedelta(seconds=e.clear_after)
-    return enqueue(session, kind="invite", event="invite", recipient=seat.email, base_url=ctx.base_url,
+    return enqueue(session, kind="invite", event=Event.INVITE, recipient=seat.email, base_url=ctx.base_url,
                    now=now, game_id=game.id, seat_id=seat.id, due=due)
 
 
@@ -216,8 +217,8 @@ def _refuse_suppressed(session: Session, players: Sequence[NewPlayer]) -> None:
                              email=players[n - 1].email, code="cannot-invite", player=n, field="email")
 
 
-_GAME_IS = {"active": N_("this game is active"), "finished": N_("this game is finished"),
-            "expired": N_("this game is expired")}
+_GAME_IS = {GameStatus.ACTIVE: N_("this game is active"), GameStatus.FINISHED: N_("this game is finished"),
+            GameStatus.EXPIRED: N_("this game is expired")}
 
 
 def accept(ctx: Context, token: object) -> SeatView:
@@ -227,7 +228,7 @@ def accept(ctx: Context, token: object) -> SeatView:
         seat, game, seats = seat_and_game(session, token)
         if seat.accepted_at is not None:  # accepting twice is accepting once
             return game_view(ctx, game, seats, seat)
-        if game.status != "invited":
+        if game.status != GameStatus.INVITED:
             raise errors.Conflict(_GAME_IS.get(game.status, N_("this game is %(status)s")), status=game.status,
                                   code="game-over")
         seat.accepted_at = now
@@ -240,8 +241,8 @@ def accept(ctx: Context, token: object) -> SeatView:
         if all(s.accepted_at is not None for s in seats):
             # Guarded like a move: only one acceptance may start the game.
             started = session.exec(
-                update(Game).where(col(Game.id) == game.id, col(Game.status) == "invited")
-                .values(status="active")
+                update(Game).where(col(Game.id) == game.id, col(Game.status) == GameStatus.INVITED)
+                .values(status=GameStatus.ACTIVE)
             )
             if started.rowcount == 1:
                 outbox += _start(ctx, session, game, seats, now)
@@ -273,7 +274,7 @@ def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: d
     seats.sort(key=lambda s: s.position)
     position = rules.Game(deal.board, [s.name for s in seats], {t: [c] for t, c in deal.setup},
                           clans=[s.clan for s in seats], first=0)
-    game.status = "active"
+    game.status = GameStatus.ACTIVE
     game.started_at = now
     game.state = json.dumps(position.to_json())
     game.turn_seat = position.turn

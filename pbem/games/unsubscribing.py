@@ -29,7 +29,7 @@ from sqlmodel import Session, select
 from ..core import errors, tokens
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, Seat
+from ..core.models import Game, MailChoice, Seat
 from ..words import N_
 from .lookup import game_and_seats, seat_and_game
 
@@ -105,6 +105,6 @@ def stop(ctx: Context, token: object, *, talk: bool = False) -> tuple[StopView, 
         if talk:
             seat.talk_mail = False
         else:
-            seat.mail = "none"
+            seat.mail = MailChoice.NONE
         session.add(seat)
         return before, _view(seat, game, seat_token)

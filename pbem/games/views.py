@@ -3,6 +3,7 @@ computer use."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, Sequence, overload
 
 from sqlalchemy.orm import object_session
@@ -12,7 +13,7 @@ from .. import rules
 from ..core import errors
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import Bounce, Game, Seat
+from ..core.models import Bounce, Game, GameStatus, Seat
 from ..people.players import address_hash
 from ..rules.record import export_record
 from ..rules.views import GamePart, PlayerView, PublicView, SeatView, View, ViewPlayer, player_view, public_view
@@ -20,10 +21,30 @@ from ..words import N_
 from .lookup import game_and_seats, game_by_public_id, rules_game, seat_and_game
 
 
-def status_for(game: Game, seat: Seat | None) -> str:
-    if game.status == "invited" and seat is not None:
-        return "invited" if seat.accepted_at is None else "waiting"
-    return game.status
+class SeatStatus(StrEnum):
+    """The status a view says: the game's (:class:`GameStatus`), except that
+    while it is invited a seat's view says whether that player accepted."""
+
+    #: Not accepted yet (a seat's view), or not started (the public view).
+    INVITED = GameStatus.INVITED.value
+    #: A seat's view only: you accepted, others have not yet.
+    WAITING = "waiting"
+    ACTIVE = GameStatus.ACTIVE.value
+    FINISHED = GameStatus.FINISHED.value
+    EXPIRED = GameStatus.EXPIRED.value
+    CANCELLED = GameStatus.CANCELLED.value
+
+
+def seat_status(game_status: str, accepted: bool | None) -> SeatStatus:
+    """What a view says of a game of ``game_status``: for a seat, whether it
+    ``accepted``; ``None`` for the public view."""
+    if game_status == GameStatus.INVITED and accepted is not None:
+        return SeatStatus.WAITING if accepted else SeatStatus.INVITED
+    return SeatStatus(game_status)
+
+
+def status_for(game: Game, seat: Seat | None) -> SeatStatus:
+    return seat_status(game.status, None if seat is None else seat.accepted_at is not None)
 
 
 @overload
@@ -76,7 +97,7 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
         "game": game.public_id,
         "status": status_for(game, viewer),
         "turn_hours": game.turn_hours,
-        "deadline": deadline.isoformat() if deadline and game.status == "active" else None,
+        "deadline": deadline.isoformat() if deadline and game.status == GameStatus.ACTIVE else None,
     }
     if viewer is None or own is None:
         return {**public, "players": players, **facts}

@@ -7,15 +7,23 @@ from the public view only."""
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Sequence
 
 from sqlmodel import Session, col, select
 
+from ..core import events
+from ..core.events import Event
 from ..core.models import Game, Seat, Webhook
 from ..core.outbox import enqueue
 
-#: The events a webhook hears of, as the JSON body names them.
-EVENTS = ("start", "turn", "over")
+
+class WebhookEvent(StrEnum):
+    """The events a webhook hears of, as the JSON body names them."""
+
+    START = "start"
+    TURN = "turn"
+    OVER = "over"
 
 
 def recipient(webhook_id: int | None) -> str:
@@ -33,12 +41,12 @@ def event_of(ply: int, over: bool, seats: Sequence[Seat], turn: int | None) -> s
     turn it is), a person's turn, or the end; ``None`` for the computer's turn
     (it moves within seconds: a post for it would only be noise)."""
     if over:
-        return "over"
+        return Event.OVER
     if ply == 0:
-        return "start"
+        return Event.START
     if turn is None or seats[turn].bot is not None:
         return None
-    return f"ply:{ply}"
+    return events.key(Event.PLY, ply)
 
 
 def enqueue_posts(session: Session, game: Game, event: str, *, base_url: str, now: datetime) -> list[int | None]:

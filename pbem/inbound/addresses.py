@@ -11,16 +11,16 @@ The word before the ``+`` is matched without regard to case (some systems
 change it); the tag is not (a token is case-sensitive).
 
 >>> parse("Move+abcdefghijklmnopqrstuvwxyz@Clans.Example", "clans.example")
-Recipient(kind='move', tag='abcdefghijklmnopqrstuvwxyz')
+Recipient(kind=<AddressKind.MOVE: 'move'>, tag='abcdefghijklmnopqrstuvwxyz')
 >>> parse("bounce+42@clans.example", "clans.example")
-Recipient(kind='bounce', tag='42')
+Recipient(kind=<AddressKind.BOUNCE: 'bounce'>, tag='42')
 >>> parse("talk@clans.example", "clans.example")
-Recipient(kind='talk', tag=None)
+Recipient(kind=<AddressKind.TALK: 'talk'>, tag=None)
 >>> [parse(a, "clans.example") for a in ("move+short@clans.example", "bounce@clans.example",
 ...                                      "bounce+4x@clans.example", "postmaster@clans.example",
 ...                                      "move@other.example")]
 [None, None, None, None, None]
->>> address("bounce", "42", "clans.example")
+>>> address(AddressKind.BOUNCE, "42", "clans.example")
 'bounce+42@clans.example'
 """
 
@@ -28,21 +28,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from ..core.tokens import well_formed
 
-KINDS = ("move", "talk", "bounce")
-_LOCAL = re.compile(r"(move|talk|bounce)(?:\+(.+))?", re.IGNORECASE)
+
+class AddressKind(StrEnum):
+    """The word before the ``+``: what mail to the address is."""
+
+    #: A reply to a turn mail.
+    MOVE = "move"
+    #: A reply to table talk.
+    TALK = "talk"
+    #: A delivery report (the return path).
+    BOUNCE = "bounce"
+
+
+_LOCAL = re.compile(rf"({'|'.join(AddressKind)})(?:\+(.+))?", re.IGNORECASE)
 #: A bounce tag: an encrypted row id (26 base32 characters), or a plain one.
 _ROW_ID = re.compile(r"[a-z2-7]{26}|[0-9]{1,18}", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Recipient:
-    #: ``move``, ``talk`` or ``bounce``
-    kind: str
+    kind: AddressKind
     #: The reply token, or the bounce tag; ``None`` when dropped.
     tag: str | None
 
@@ -53,9 +64,8 @@ def domain(config: Mapping[str, Any]) -> str:
     return (configured or urlsplit(str(config["BASE_URL"])).hostname or "localhost").lower()
 
 
-def address(kind: str, tag: str | None, on: str) -> str:
+def address(kind: AddressKind, tag: str | None, on: str) -> str:
     """``kind+tag@on`` (``kind@on`` without a tag)."""
-    assert kind in KINDS, kind
     return f"{kind}+{tag}@{on}" if tag else f"{kind}@{on}"
 
 
@@ -73,8 +83,8 @@ def parse_local(local: str) -> Recipient | None:
     match = _LOCAL.fullmatch(local)
     if match is None:
         return None
-    kind, tag = match.group(1).lower(), match.group(2)
-    if kind == "bounce":
+    kind, tag = AddressKind(match.group(1).lower()), match.group(2)
+    if kind == AddressKind.BOUNCE:
         # A bounce without its row id says nothing that could be acted on.
         return Recipient(kind, tag) if tag is not None and _ROW_ID.fullmatch(tag) else None
     if tag is not None and not well_formed(tag):

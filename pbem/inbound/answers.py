@@ -14,9 +14,10 @@ from sqlmodel import Session
 from .. import rules
 from ..core import errors, links
 from ..core.context import Context
-from ..core.models import Game, Inbound, ReplyToken, Seat
+from ..core.models import Game, GameStatus, Inbound, InboundStatus, ReplyToken, Seat
 from ..words import N_, Words, error_text, move_text
 from . import reading
+from .outcomes import RULES, Outcome, outcome, parts
 from .received import message_id, parse, read
 from .replies import move_record
 from .reply_tokens import turn_of
@@ -54,37 +55,38 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
     """What the answer to a received message says, in the reader's words, for
     the mail templates (``None`` if the message is gone or not this seat's)."""
     inbound = session.get(Inbound, inbound_id)
-    if inbound is None or not inbound.outcome or inbound.status != "done":
+    if inbound is None or not inbound.outcome or inbound.status != InboundStatus.DONE:
         return None
     message = parse(inbound.raw)
     token, _ = turn_of(session, inbound, message)
     if token is None or token.seat_id != seat.id:
         return None
     reply = read(message, sent_to(ctx, session, seat, inbound.received_at))
-    outcome = inbound.outcome
-    kind, _, why = outcome.partition(":")
+    said = inbound.outcome
+    kind, why = parts(said)
     order = ", ".join(map(str, reply.order or ()))
     facts: dict[str, Any] = {
-        "outcome": outcome, "move": str(reply.move) if reply.move else "",
+        "outcome": said, "move": str(reply.move) if reply.move else "",
         "played": move_text(reply.move) if reply.move else "",
         "order_text": order, "talk": reply.talk, "talk_lines": reply.talk.split("\n") if reply.talk else [],
-        "talk_posted": outcome == "accepted:talk", "talk_refused": outcome == "accepted:talk-refused",
+        "talk_posted": said == outcome(Outcome.ACCEPTED, Outcome.TALK),
+        "talk_refused": said == outcome(Outcome.ACCEPTED, Outcome.TALK_REFUSED),
         "reason": "", "token_ply": token.ply, "in_reply_to": message_id(message),
         "sender": "", "trust_failed": why == "trust", "headers_only": why == "headers", "confirm_link": "",
         # Something of the reply was not posted: it came from our own mail.
         "talk_left_out": reply.left_out,
         # The turn can still be answered by mail: the answer carries the reply address again.
-        "retry": (token.used_at is None and game.status == "active" and game.ply == token.ply
+        "retry": (token.used_at is None and game.status == GameStatus.ACTIVE and game.ply == token.ply
                   and game.turn_seat == seat.position),
     }
-    if kind == "confirm":
+    if kind == Outcome.CONFIRM:
         facts["sender"] = from_address(message)[:254]
         link = links.seat_link(ctx, seat)
         if reply.move:
             query = {"move": str(reply.move), **({"order": ",".join(map(str, reply.order))} if reply.order else {})}
             link = f"{link}?{urlencode(query)}"
         facts["confirm_link"] = link
-    elif kind == "refused":
+    elif kind == Outcome.REFUSED:
         facts["reason"] = _reason(session, game, token, reply, why, w)
     return facts
 
@@ -92,7 +94,7 @@ def answer(ctx: Context, session: Session, inbound_id: int, seat: Seat, game: Ga
 def _reason(session: Session, game: Game, token: ReplyToken, reply: reading.Reply, why: str, w: Words) -> str:
     if why in PROBLEMS:
         return w._(PROBLEMS[why])
-    if why.startswith("rules:"):
+    if parts(why)[0] == RULES:
         error = _rules_error(game, token, reply)
         return error_text(errors.MoveRefused(error), w) if error is not None else w._(_RULES)
     if why in STALE:

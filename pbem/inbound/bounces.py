@@ -51,10 +51,14 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 from . import addresses
+from .addresses import AddressKind
+from .outcomes import Outcome
 from ..core.context import Context
 from ..core.logs import shown_address
 from ..core.db import as_utc, session_scope
-from ..core.models import Bounce, Game, Inbound, Outbox, Seat, table_of
+from ..core import events
+from ..core.events import Event
+from ..core.models import RUNNING, Bounce, Game, GameStatus, Inbound, InboundStatus, Outbox, Seat, table_of
 from ..core.outbox import enqueue
 from ..people.players import address_hash
 
@@ -63,9 +67,9 @@ log = logging.getLogger(__name__)
 #: Soft bounces (each for a different message) that make an address bouncing.
 SOFT_LIMIT = 3
 #: The local part of bounce addresses, before the ``+``.
-LOCAL = "bounce"
+LOCAL = AddressKind.BOUNCE
 #: Outcomes of :func:`handle_bounce` (the inbound row's ``outcome``).
-HARD, SOFT, UNKNOWN = "bounce-hard", "bounce-soft", "bounce-unknown"
+HARD, SOFT, UNKNOWN = Outcome.BOUNCE_HARD, Outcome.BOUNCE_SOFT, Outcome.BOUNCE_UNKNOWN
 
 #: ``bounce+<tag>@``: the encrypted id (26 base32 characters), or a plain id (mail sent before).
 _ADDRESS = re.compile(rf"{LOCAL}\+([a-z2-7]{{26}}|[0-9]{{1,18}})@[^@\s]+", re.IGNORECASE)
@@ -215,10 +219,10 @@ def handle_bounce(ctx: Context, inbound_id: int) -> str:
         inbound = session.get(Inbound, inbound_id)
         if inbound is None:
             return UNKNOWN
-        if inbound.status == "done" and inbound.outcome in (HARD, SOFT, UNKNOWN):
+        if inbound.status == InboundStatus.DONE and inbound.outcome in (HARD, SOFT, UNKNOWN):
             return inbound.outcome
         outcome, outbox = _record(ctx, session, inbound, now)
-        inbound.status, inbound.outcome, inbound.handled_at = "done", outcome, now
+        inbound.status, inbound.outcome, inbound.handled_at = InboundStatus.DONE, outcome, now
         session.add(inbound)
     ctx.relay(outbox)
     return outcome
@@ -286,14 +290,15 @@ def _tell_the_others(ctx: Context, session: Session, address: str, now: datetime
     still gathering players, the one who started it (positions are dealt anew
     at the start, so before it seat 0 is theirs), who can check the address."""
     games = session.exec(select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).where(
-        Seat.email == address, col(Game.status).in_(("invited", "active")))).all()
+        Seat.email == address, col(Game.status).in_(RUNNING))).all()
     outbox: list[int | None] = []
     for bouncing, game in games:
         others = session.exec(select(Seat).where(Seat.game_id == game.id, col(Seat.id) != bouncing.id)
                               .order_by(col(Seat.position))).all()
-        if game.status == "invited":
+        if game.status == GameStatus.INVITED:
             others = [s for s in others if s.position == 0]
         # The event names the bouncing seat (an address's hash would not fit the column).
-        outbox += [enqueue(session, kind="unreachable", event=f"unreachable:{bouncing.id}", recipient=s.email,
-                           seat_id=s.id, base_url=ctx.base_url, now=now, game_id=game.id) for s in others]
+        outbox += [enqueue(session, kind="unreachable", event=events.key(Event.UNREACHABLE, bouncing.id),
+                           recipient=s.email, seat_id=s.id, base_url=ctx.base_url, now=now, game_id=game.id)
+                   for s in others]
     return outbox

@@ -37,8 +37,10 @@ from ..core.logs import shown_address
 from ..core.db import session_scope
 from . import bounces, replies, reply_tokens
 from ..core import metrics
-from ..core.models import Inbound, table_of
-from . import addresses, structure
+from ..core.models import Inbound, InboundStatus, table_of
+from . import addresses, outcomes, structure
+from .addresses import AddressKind
+from .outcomes import Outcome
 from .store import known_tag
 
 log = logging.getLogger(__name__)
@@ -49,12 +51,11 @@ LEASE = timedelta(minutes=5)
 GRACE = timedelta(minutes=1)
 #: Tries before a message that keeps failing is given up on (outcome ``failed``).
 MAX_ATTEMPTS = 6
-MAX_OUTCOME = 64
 
 _INBOUND = table_of(Inbound)
 _CLAIM = (
     update(_INBOUND)
-    .where(_INBOUND.c.id == bindparam("row_id"), _INBOUND.c.status == "pending",
+    .where(_INBOUND.c.id == bindparam("row_id"), _INBOUND.c.status == InboundStatus.PENDING,
            or_(_INBOUND.c.handled_at.is_(None), _INBOUND.c.handled_at <= bindparam("now")))
     .values(handled_at=bindparam("lease_until"), attempts=_INBOUND.c.attempts + 1)
     .returning(*_INBOUND.c)
@@ -76,32 +77,32 @@ def handle(ctx: Context, inbound_id: int, *, time_limit: tuple[type[BaseExceptio
             _CLAIM, {"row_id": inbound_id, "now": now, "lease_until": now + LEASE}).first()
         if got is None:
             status = session.exec(select(Inbound.status).where(Inbound.id == inbound_id)).first()
-            return "missing" if status is None else "done" if status == "done" else "busy"
+            return Outcome.MISSING if status is None else Outcome.DONE if status == InboundStatus.DONE else Outcome.BUSY
     row = Inbound(**got._mapping)
     try:
         with session_scope(ctx.engine) as session:
-            outcome = (_before_parsing(ctx, row) or dispatch(ctx, session, row))[:MAX_OUTCOME]
+            outcome = (_before_parsing(ctx, row) or dispatch(ctx, session, row))[:outcomes.MAX_OUTCOME]
             _finish(session, inbound_id, outcome, ctx.now())
     except time_limit:
         log.error("inbound %s: handling ran out of time; given up (not tried again)", inbound_id)
-        outcome = "failed:time-limit"
+        outcome = outcomes.outcome(Outcome.FAILED, outcomes.TIME_LIMIT)
         _give_up(ctx, inbound_id, outcome)
-        metrics.inbound("failed")
+        metrics.inbound(Outcome.FAILED)
         return outcome
     except Exception:  # noqa: BLE001 - one bad message must not stop the others; the log says why
         log.exception("inbound %s: handling failed (attempt %s of %s)", inbound_id, row.attempts, MAX_ATTEMPTS)
         later = _later(ctx, inbound_id, row.attempts, now)
-        metrics.inbound(later)
+        metrics.inbound(outcomes.word_of(later))
         return later
     log.info("inbound %s to %s: %s", inbound_id, shown_address(row.recipient), outcome)
-    metrics.inbound(outcome)
+    metrics.inbound(outcomes.word_of(outcome))
     return outcome
 
 
 def _finish(session: Session, inbound_id: int, outcome: str, now: datetime) -> None:
     session.connection().execute(
-        update(_INBOUND).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
-        .values(status="done", outcome=outcome, handled_at=now))
+        update(_INBOUND).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == InboundStatus.PENDING)
+        .values(status=InboundStatus.DONE, outcome=outcome, handled_at=now))
 
 
 def _give_up(ctx: Context, inbound_id: int, outcome: str) -> None:
@@ -124,12 +125,12 @@ def _before_parsing(ctx: Context, row: Inbound) -> str | None:
     found = structure.problem(row.raw)
     if found is not None:
         log.warning("inbound %s: not read, its structure is too complex (%s)", row.id, found)
-        return f"refused:structure:{found}"
+        return outcomes.outcome(Outcome.REFUSED, outcomes.STRUCTURE, found)
     recipient = addresses.parse_local(row.recipient.rpartition("@")[0])
     if recipient is None:
         return None  # dispatch says so
     if recipient.tag is not None:
-        return None if known_tag(ctx, recipient) else "ignored-unknown"
+        return None if known_tag(ctx, recipient) else Outcome.IGNORED_UNKNOWN
     # Only the message's own header: the receiver refused one over 32 KB.
     header = BytesHeaderParser(policy=compat32).parsebytes(row.raw, headersonly=True)
     candidates: list[str] = []
@@ -142,7 +143,7 @@ def _before_parsing(ctx: Context, row: Inbound) -> str | None:
         if reply_tokens.find_turn(session, None, str(header.get("In-Reply-To") or ""),
                                   str(header.get("References") or "")) is not None:
             return None
-    return "ignored-unknown"
+    return Outcome.IGNORED_UNKNOWN
 
 
 def _later(ctx: Context, inbound_id: int, attempts: int, now: datetime) -> str:
@@ -152,15 +153,15 @@ def _later(ctx: Context, inbound_id: int, attempts: int, now: datetime) -> str:
     try:
         with session_scope(ctx.engine) as session:
             if attempts >= MAX_ATTEMPTS:
-                _finish(session, inbound_id, "failed", now)
+                _finish(session, inbound_id, Outcome.FAILED, now)
                 log.error("inbound %s: given up after %s attempts", inbound_id, attempts)
-                return "failed"
+                return Outcome.FAILED
             session.connection().execute(
-                update(_INBOUND).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
+                update(_INBOUND).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == InboundStatus.PENDING)
                 .values(handled_at=now + min(GRACE * 2 ** attempts, timedelta(hours=2))))
     except Exception:  # noqa: BLE001 - the lease stands in for it
         log.exception("inbound %s: could not record the failed attempt", inbound_id)
-    return "retry"
+    return Outcome.RETRY
 
 
 def due(ctx: Context, *, limit: int = 500) -> list[int]:
@@ -171,7 +172,7 @@ def due(ctx: Context, *, limit: int = 500) -> list[int]:
     with session_scope(ctx.engine) as session:
         ids = session.exec(
             select(col(Inbound.id)).where(
-                Inbound.status == "pending", col(Inbound.received_at) <= now - GRACE,
+                Inbound.status == InboundStatus.PENDING, col(Inbound.received_at) <= now - GRACE,
                 or_(col(Inbound.handled_at).is_(None), col(Inbound.handled_at) <= now))
             .order_by(col(Inbound.id)).limit(limit)
         ).all()
@@ -183,10 +184,10 @@ def dispatch(ctx: Context, session: Session, row: Inbound) -> str:
     found = addresses.parse_local(row.recipient.rpartition("@")[0])
     if found is None:
         # Accepted at RCPT, so only a changed configuration gets here.
-        return "unknown-recipient"
-    if found.kind == "bounce":
+        return Outcome.UNKNOWN_RECIPIENT
+    if found.kind == AddressKind.BOUNCE:
         return on_bounce(ctx, session, row)
-    if found.kind == "talk":
+    if found.kind == AddressKind.TALK:
         return on_talk(ctx, session, row)
     return on_reply(ctx, session, row)
 

@@ -33,16 +33,18 @@ from dataclasses import dataclass
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from ..core import errors
+from ..core import errors, events
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, Inbound, MoveRecord, ReplyToken, Seat, table_of
+from ..core.events import Event
+from ..core.models import Game, GameStatus, Inbound, InboundStatus, MoveRecord, ReplyToken, Seat, table_of
 from ..core.outbox import enqueue
 from ..table.talk import post_talk
 from ..core import links
 from .. import games
 from ..rules import Move
 from . import guard, message_text, quotes
+from .outcomes import RULES, UNANSWERED, Outcome, outcome
 from .received import header, parse, read
 from .reply_tokens import turn_of
 from .senders import is_automatic, sender_problem, trusting
@@ -52,7 +54,7 @@ log = logging.getLogger(__name__)
 
 #: An inbound message whose move is being played (its token taken): run again
 #: after a crash, the handler plays it again, which the ply guard makes a no-op.
-APPLYING = "applying"
+APPLYING = Outcome.APPLYING
 
 #: Our own answers to a reply, by their Message-ID (``<HEX.reply-refused@host>``; before, ``<TOKEN.reply-refused.ID@host>``).
 _REFUSAL_ID = re.compile(r"\.reply-refused[.@]", re.IGNORECASE)
@@ -106,19 +108,19 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
     # Locked (where the database can): a message handed to two workers is handled by one at a time.
     inbound = session.get(Inbound, inbound_id, with_for_update=True)
     if inbound is None:
-        return _Done("missing", [])
-    if inbound.status == "done":
-        return _Done(inbound.outcome or "done", [])
+        return _Done(Outcome.MISSING, [])
+    if inbound.status == InboundStatus.DONE:
+        return _Done(inbound.outcome or Outcome.DONE, [])
     # (Attempts are counted by pbem.inbound.handling, which claims the message.)
     message = parse(inbound.raw)
     resuming = inbound.outcome == APPLYING
     if not resuming and is_automatic(ctx, message, inbound.sender):
-        return _finish(ctx, session, inbound, "ignored-auto")
+        return _finish(ctx, session, inbound, Outcome.IGNORED_AUTO)
     token, by_header = turn_of(session, inbound, message)
     game, seats = games.game_and_seats(session, token.game_id if token else None)
     seat = next((s for s in seats if token and s.id == token.seat_id), None)
     if token is None or game is None or seat is None:
-        return _finish(ctx, session, inbound, "ignored-unknown")
+        return _finish(ctx, session, inbound, Outcome.IGNORED_UNKNOWN)
     reply = read(message, sent_to(ctx, session, seat, inbound.received_at))
     if not resuming:
         problem = sender_problem(ctx, message, inbound.sender, seat)
@@ -127,22 +129,22 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
             # forwarded header: a From anyone can write is not enough.
             problem = "headers"
         if problem:
-            return _finish(ctx, session, inbound, f"confirm:{problem}", "reply-confirm", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.CONFIRM, problem), "reply-confirm", seat)
         if reply.problem:
             if _REFUSAL_ID.search(header(message, "In-Reply-To")):
                 # No move again, in answer to our own refusal: most likely an
                 # auto-responder that does not say it is one. Answering would loop.
-                return _finish(ctx, session, inbound, f"refused:{reply.problem}:unanswered")
-            return _finish(ctx, session, inbound, f"refused:{reply.problem}", "reply-refused", seat)
+                return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, reply.problem, UNANSWERED))
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, reply.problem), "reply-refused", seat)
         stale = "used" if token.used_at is not None else _stale(session, game, seat, token)
         if stale:
-            return _finish(ctx, session, inbound, f"refused:{stale}", "reply-refused", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, stale), "reply-refused", seat)
         taken = session.connection().execute(
             update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id,
                                                table_of(ReplyToken).c.used_at.is_(None))
             .values(used_at=ctx.now()))
         if taken.rowcount != 1:
-            return _finish(ctx, session, inbound, "refused:used", "reply-refused", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, "used"), "reply-refused", seat)
         inbound.outcome = APPLYING
     assert reply.move is not None and token.id is not None
     return _Plan(links.seat_token(ctx, seat), token.id, token.ply, reply.move,
@@ -154,34 +156,34 @@ def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
     inbound = session.get(Inbound, inbound_id, with_for_update=True)
     token = session.get(ReplyToken, plan.token_id)
     assert inbound is not None and token is not None
-    if inbound.status == "done":
-        return _Done(inbound.outcome or "done", [])
+    if inbound.status == InboundStatus.DONE:
+        return _Done(inbound.outcome or Outcome.DONE, [])
     game, seats = games.game_and_seats(session, token.game_id)
     seat = next(s for s in seats if s.id == token.seat_id)
     assert game is not None
     if refused is None:
-        outcome = "accepted"
+        done_as = outcome(Outcome.ACCEPTED)
         talk = read(parse(inbound.raw), sent_to(ctx, session, seat, inbound.received_at)).talk
         talk_mail: list[int | None] = []
         if talk:
             try:
                 with session.begin_nested():
                     post_talk(ctx, session, seat, talk, source="reply", outbox=talk_mail)
-                outcome = "accepted:talk"
+                done_as = outcome(Outcome.ACCEPTED, Outcome.TALK)
             except errors.ServiceError:
-                outcome = "accepted:talk-refused"
+                done_as = outcome(Outcome.ACCEPTED, Outcome.TALK_REFUSED)
                 talk_mail = []
-        done = _finish(ctx, session, inbound, outcome, "reply-accepted", seat)
+        done = _finish(ctx, session, inbound, done_as, "reply-accepted", seat)
         # The others' talk mail goes with the answer, not at the next sweep.
         return _Done(done.outcome, done.outbox + talk_mail)
     if isinstance(refused, errors.MoveRefused):
         # The rules said no: the turn is still theirs, and a corrected reply may use the token.
         session.connection().execute(update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id)
                                      .values(used_at=None))
-        why = f"rules:{refused.code}"
+        why: tuple[str, ...] = (RULES, refused.code)
     else:
-        why = _stale(session, game, seat, token) or refused.code
-    return _finish(ctx, session, inbound, f"refused:{why}"[:64], "reply-refused", seat)
+        why = (_stale(session, game, seat, token) or refused.code,)
+    return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, *why), "reply-refused", seat)
 
 
 def _stale(session: Session, game: Game, seat: Seat, token: ReplyToken) -> str | None:
@@ -192,8 +194,8 @@ def _stale(session: Session, game: Game, seat: Seat, token: ReplyToken) -> str |
         record = move_record(session, game, token.ply)
         if record is not None and record.position == seat.position:
             return "autopilot" if record.by_autopilot else "moved"
-        return "game-over" if game.status != "active" else "stale"
-    if game.status != "active":
+        return "game-over" if game.status != GameStatus.ACTIVE else "stale"
+    if game.status != GameStatus.ACTIVE:
         return "game-over"
     if game.turn_seat != seat.position:
         return "not-your-turn"
@@ -209,11 +211,11 @@ def _finish(ctx: Context, session: Session, inbound: Inbound, outcome: str, answ
     """The message is handled: its outcome stored and its answer (if any) in
     the outbox, in the same transaction."""
     now = ctx.now()
-    inbound.status, inbound.outcome, inbound.handled_at = "done", outcome, now
+    inbound.status, inbound.outcome, inbound.handled_at = InboundStatus.DONE, outcome, now
     session.add(inbound)
     outbox: list[int | None] = []
     if answer is not None and seat is not None and _may_answer(ctx, seat):
-        outbox.append(enqueue(session, kind=answer, event=f"inbound:{inbound.id}", recipient=seat.email,
+        outbox.append(enqueue(session, kind=answer, event=events.key(Event.INBOUND, inbound.id), recipient=seat.email,
                               base_url=ctx.base_url, now=now, game_id=seat.game_id, seat_id=seat.id))
     return _Done(outcome, outbox)
 
@@ -247,28 +249,28 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
     with session_scope(ctx.engine) as session:
         inbound = session.get(Inbound, inbound_id, with_for_update=True)
         if inbound is None:
-            return "missing"
-        if inbound.status == "done":
-            return inbound.outcome or "done"
+            return Outcome.MISSING
+        if inbound.status == InboundStatus.DONE:
+            return inbound.outcome or Outcome.DONE
         message = parse(inbound.raw)
         if is_automatic(ctx, message, inbound.sender):
-            return _finish(ctx, session, inbound, "ignored-auto").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_AUTO).outcome
         token, by_header = turn_of(session, inbound, message)
         _, seats = games.game_and_seats(session, token.game_id if token else None)
         seat = next((s for s in seats if token and s.id == token.seat_id), None)
         if token is None or seat is None:
-            return _finish(ctx, session, inbound, "ignored-unknown").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_UNKNOWN).outcome
         if sender_problem(ctx, message, inbound.sender, seat):
-            return _finish(ctx, session, inbound, "ignored-sender").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_SENDER).outcome
         if by_header and not trusting(ctx):
-            return _finish(ctx, session, inbound, "ignored-headers").outcome
+            return _finish(ctx, session, inbound, Outcome.IGNORED_HEADERS).outcome
         text, _ = guard.guard(quotes.fresh_text(message_text.reply_text(message)),
                                 sent_to(ctx, session, seat, inbound.received_at))
         try:
             post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
-            outcome = "talk"
+            done_as = outcome(Outcome.TALK)
         except errors.ServiceError as e:
-            outcome = f"talk-refused:{e.code}"[:64]
-        _finish(ctx, session, inbound, outcome)
+            done_as = outcome(Outcome.TALK_REFUSED, e.code)
+        _finish(ctx, session, inbound, done_as)
     ctx.relay(outbox)
-    return outcome
+    return done_as

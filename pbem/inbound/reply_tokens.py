@@ -28,10 +28,11 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from ..core import tokens
+from ..core import events, tokens
 from ..core.context import Context
 from ..core.models import Inbound, Outbox, ReplyToken, Seat, table_of
 from . import addresses
+from .addresses import AddressKind
 from .received import MESSAGE_ID, header, headers
 
 #: What reply tokens are derived for (a seat's token is derived for another).
@@ -86,13 +87,13 @@ def reply_token(ctx: Context, session: Session, seat: Seat, ply: int) -> str:
 
 def reply_address(ctx: Context, token: str) -> str:
     """The ``Reply-To`` address of a token: ``move+TOKEN@domain``."""
-    return addresses.address("move", token, inbound_domain(ctx))
+    return addresses.address(AddressKind.MOVE, token, inbound_domain(ctx))
 
 
 def talk_address(ctx: Context, token: str) -> str:
     """The ``Reply-To`` of a table-talk mail: ``talk+TOKEN@domain`` (the token
     names the seat; an answer there is posted to the table, never played)."""
-    return addresses.address("talk", token, inbound_domain(ctx))
+    return addresses.address(AddressKind.TALK, token, inbound_domain(ctx))
 
 
 def _by_token(session: Session, token: str) -> ReplyToken | None:
@@ -141,10 +142,10 @@ def _by_message_id(session: Session, message_id: str) -> ReplyToken | None:
         return None
     query = select(ReplyToken).where(ReplyToken.seat_id == sent.seat_id)
     if sent.kind in ("turn", "reminder"):
-        try:
-            query = query.where(ReplyToken.ply == int(sent.event.split(":")[1]))
-        except (IndexError, ValueError):
+        ply = events.ply_of(sent.event)
+        if ply is None:
             return None
+        query = query.where(ReplyToken.ply == ply)
     elif sent.sent_at is not None:
         query = query.where(col(ReplyToken.created_at) <= sent.sent_at)
     return session.exec(query.order_by(col(ReplyToken.id).desc())).first()

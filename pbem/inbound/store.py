@@ -18,9 +18,10 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from ..core.context import Context
 from ..core.db import session_scope
 from .bounces import outbox_id_of_tag
-from ..core.models import Inbound, Outbox, ReplyToken, table_of
+from ..core.models import Inbound, InboundStatus, Outbox, ReplyToken, table_of
 from ..core.tokens import digest
 from . import addresses
+from .addresses import AddressKind
 
 #: The longest address kept (RFC 5321's path limit less its angle brackets).
 MAX_ADDRESS = 254
@@ -46,7 +47,7 @@ def known_tag(ctx: Context, found: addresses.Recipient) -> bool:
     exists: the reply token, or the outbox row of a return path."""
     if found.tag is None:
         return False
-    if found.kind == "bounce":
+    if found.kind == AddressKind.BOUNCE:
         outbox_id = outbox_id_of_tag(found.tag, ctx.secret_key)
         if outbox_id is None:
             return False
@@ -101,7 +102,7 @@ def store(ctx: Context, recipient: str, sender: str, raw: bytes) -> int | None:
         conn = session.connection()
         new_id: int | None = conn.execute(_insert(conn.dialect.name), dict(
             message_key=message_key(raw, recipient), recipient=_printable(recipient),
-            sender=_printable(sender), raw=raw, received_at=ctx.now(), status="pending", attempts=0,
+            sender=_printable(sender), raw=raw, received_at=ctx.now(), status=InboundStatus.PENDING, attempts=0,
         )).scalar_one_or_none()
     return new_id
 

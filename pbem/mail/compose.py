@@ -17,7 +17,10 @@ from ..games import unsubscribing
 from ..table import watching, webhooks
 from ..core.context import Context
 from ..core.db import as_utc
-from ..core.models import Game, Login, Outbox, Seat, TableMessage, Webhook, table_of
+from ..core import events
+from ..core.events import Event
+from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox, Seat, TableMessage, Webhook,
+                           table_of)
 from ..core.queries import digest_news, table_news, table_seen_at
 from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
@@ -150,10 +153,10 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
                        only_computers=all(s.bot for s in seats if s.id != seat.id),
                        never=f"{ctx.base_url}/never/{links.seat_token(ctx, seat)}")
     if row.kind == "unreachable":
-        bouncing = next((s for s in seats if row.event == f"unreachable:{s.id}"), None)
+        bouncing = next((s for s in seats if row.event == events.key(Event.UNREACHABLE, s.id)), None)
         if bouncing is None:
             return None
-        context.update(unreachable=bouncing.name, starting=game.status == "invited")
+        context.update(unreachable=bouncing.name, starting=game.status == GameStatus.INVITED)
     if row.kind == "webhook-off":
         hook = session.get(Webhook, _event_id(row.event))
         if hook is None or hook.game_id != game.id:
@@ -195,11 +198,9 @@ def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:
 
 
 def _event_id(event: str) -> int:
-    """The id in an event key such as ``inbound:12``."""
-    try:
-        return int(event.rpartition(":")[2])
-    except ValueError:
-        return -1
+    """The id in an event key such as ``inbound:12`` (-1 for none)."""
+    found = events.id_of(event)
+    return -1 if found is None else found
 
 
 def _reply_ply(row: Outbox, answer: dict[str, Any]) -> int | None:
@@ -252,42 +253,40 @@ def move_context(view: SeatView, w: Words, effects: list[MoveEffect] | None = No
 
 
 def _event_ply(event: str) -> int:
-    """The ply in an event key such as ``ply:12``, ``remind:12:1700000000``."""
-    try:
-        return int(event.split(":")[1])
-    except (IndexError, ValueError):
-        return -1
+    """The ply in an event key such as ``ply:12``, ``remind:12:1700000000`` (-1 for none)."""
+    found = events.ply_of(event)
+    return -1 if found is None else found
 
 
 def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
     """Whether the world still calls for this message (checked just before sending)."""
     if row.kind == "invite":
         # Late (e.g. the broker was down) but still useful unless they accepted already.
-        return game.status in ("invited", "active") and seat.accepted_at is None
+        return game.status in RUNNING and seat.accepted_at is None
     if row.kind == "game-over":
         # The result goes to every player, even one who turned turn mail off.
-        return game.status == "finished"
+        return game.status == GameStatus.FINISHED
     if row.kind == "cancelled":
         # Like the result, the end of a game goes to every player.
-        return game.status == "cancelled"
+        return game.status == GameStatus.CANCELLED
     if row.kind == "link":
         # They asked for it; only the newest link works, and it is built now.
         return True
     if row.kind in answers.ANSWER_KINDS:
         # The answer to mail they sent: it goes whatever their turn-mail setting.
         return True
-    if seat.mail == "none":
+    if seat.mail == MailChoice.NONE:
         return False
     if row.kind == "unreachable":
-        return game.status in ("invited", "active")
+        return game.status in RUNNING
     if row.kind == "turn":
         return _still_their_turn(game, seat, row.event)
     if row.kind == "reminder":
         deadline = as_utc(game.deadline)
-        return (game.status == "active" and game.ply == _event_ply(row.event)
+        return (game.status == GameStatus.ACTIVE and game.ply == _event_ply(row.event)
                 and game.turn_seat == seat.position and deadline is not None and ctx.now() < deadline)
     if row.kind == "digest":
-        return seat.mail == "digest"
+        return seat.mail == MailChoice.DIGEST
     if row.kind == "talk":
         return seat.talk_mail  # they may have turned it off since
     return True  # deadline: news about a move that stays made
@@ -296,9 +295,8 @@ def _still_wanted(ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
 def _talk_of(session: Session, row: Outbox, game: Game, seat: Seat) -> TableMessage | None:
     """The table message a ``talk`` row (event ``talk:ID``) sends, if it is still
     this game's and someone else's."""
-    try:
-        message_id = int(row.event.partition(":")[2])
-    except ValueError:
+    message_id = events.id_of(row.event)
+    if message_id is None:
         return None
     said = session.get(TableMessage, message_id)
     if said is None or said.game_id != game.id or said.seat_id == seat.id:
@@ -317,8 +315,8 @@ def _table_context(session: Session, row: Outbox, seat: Seat, w: Words) -> dict[
 
 
 def _still_their_turn(game: Game, seat: Seat, event: str) -> bool:
-    return (game.status == "active" and event == f"ply:{game.ply}"
-            and game.turn_seat == seat.position and seat.mail == "every")
+    return (game.status == GameStatus.ACTIVE and event == events.key(Event.PLY, game.ply)
+            and game.turn_seat == seat.position and seat.mail == MailChoice.EVERY)
 
 
 def _last_turn_ply(view: SeatView, position: int) -> int:

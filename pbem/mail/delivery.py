@@ -21,7 +21,7 @@ from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..core import metrics
 from ..table import webhooks
-from ..core.models import Outbox, table_of
+from ..core.models import DeliveryOutcome, Outbox, OutboxStatus, table_of
 from ..core.queries import about_game
 from . import webhook_http
 from .compose import Postponed, compose
@@ -52,7 +52,7 @@ _OUTBOX = table_of(Outbox)
 # Built once: every message runs them.
 _CLAIM = (
     update(_OUTBOX)
-    .where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.status == "pending",
+    .where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.status == OutboxStatus.PENDING,
            _OUTBOX.c.next_attempt_at <= bindparam("now"))
     .values(next_attempt_at=bindparam("lease_until"), attempts=_OUTBOX.c.attempts + 1)
     .returning(*_OUTBOX.c)
@@ -73,7 +73,7 @@ def _claim(session: Session, outbox_id: int, now: datetime, lease: timedelta) ->
     return None if got is None else Outbox(**got._mapping)
 
 
-def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
+def deliver(ctx: Context, outbox_id: int, transport: Transport) -> DeliveryOutcome:
     """Deliver one message; returns what became of it: ``sent``, ``skipped``
     (the world moved on), ``busy`` (someone else has it), ``retry`` (a passing
     failure, tried again later), ``postponed`` (its reader is on their page:
@@ -84,12 +84,12 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> str:
     committed before the message goes: the lease is taken whenever it is sent."""
     seen: dict[str, str] = {}
     outcome = _deliver(ctx, outbox_id, transport, seen)
-    if "kind" in seen and outcome != "busy":
+    if "kind" in seen and outcome != DeliveryOutcome.BUSY:
         metrics.mail(seen["kind"], outcome)
     return outcome
 
 
-def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str, str]) -> str:
+def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str, str]) -> DeliveryOutcome:
     attempts: int | None = None
     game_row: int | None = None
     leased = False
@@ -100,7 +100,7 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
         with session_scope(ctx.engine) as session:
             row = _claim(session, outbox_id, ctx.now(), lease(ctx))
             if row is None:
-                return "busy"
+                return DeliveryOutcome.BUSY
             seen["kind"] = row.kind
             game_row = row.game_id
             attempts = row.attempts
@@ -118,10 +118,10 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
                     # Not an attempt: the claim's count is given back.
                     _mark(session.connection(), outbox_id, next_attempt_at=later.until,
                           attempts=_OUTBOX.c.attempts - 1)
-                    return "postponed"
+                    return DeliveryOutcome.POSTPONED
             if message is None and post is None:
-                _mark(session.connection(), outbox_id, status="skipped")
-                return "skipped"
+                _mark(session.connection(), outbox_id, status=OutboxStatus.SKIPPED)
+                return DeliveryOutcome.SKIPPED
         leased = True
         if post is not None:
             webhook_http.send(post, ctx.config)
@@ -130,28 +130,28 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
             # VERP: a bounce names the row it is about (pbem.inbound.bounces reads it).
             transport.send(message, return_path=return_path(ctx.config, outbox_id))
     except PermanentFailure as e:
-        _finish(ctx, outbox_id, "failed", str(e)[:500])
+        _finish(ctx, outbox_id, OutboxStatus.FAILED, str(e)[:500])
         log.warning("outbox %s refused for good: %s", outbox_id, e, extra=about_game(ctx.engine, game_row))
         if post is not None:
             # The setter is told a category only, never what the receiver said.
             webhooks.failed(ctx, post.webhook_id, webhook_http.category(e))
-        return "failed"
+        return DeliveryOutcome.FAILED
     except Exception as e:  # noqa: BLE001 - any other failure is worth another try
         if attempts is None:
             raise  # not even claimed (the database is down): the task retries
         # A webhook failing for a day is switched off: its post goes no more.
         off = post is not None and webhooks.failed(ctx, post.webhook_id, webhook_http.category(e))
-        status = "failed" if attempts >= most or off else "pending"
+        status = OutboxStatus.FAILED if attempts >= most or off else OutboxStatus.PENDING
         # Failing before the commit undid the claim: count the attempt here.
         _finish(ctx, outbox_id, status, f"{e.__class__.__name__}: {e}"[:500],
                 retry_at=ctx.now() + backoff(attempts), count_attempt=not leased)
         log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e,
                     extra=about_game(ctx.engine, game_row))
-        return "retry" if status == "pending" else "failed"
+        return DeliveryOutcome.RETRY if status == OutboxStatus.PENDING else DeliveryOutcome.FAILED
     _mark_sent(ctx, outbox_id)
     if post is not None:
         webhooks.delivered(ctx, post.webhook_id)
-    return "sent"
+    return DeliveryOutcome.SENT
 
 
 def _mark_sent(ctx: Context, outbox_id: int) -> None:
@@ -160,7 +160,7 @@ def _mark_sent(ctx: Context, outbox_id: int) -> None:
     sweep would send the message a second time once the lease is over."""
     for delay in (*MARK_SENT_DELAYS, None):
         try:
-            _finish(ctx, outbox_id, "sent", None)
+            _finish(ctx, outbox_id, OutboxStatus.SENT, None)
             return
         except OperationalError as e:
             if delay is None:
@@ -179,10 +179,10 @@ def _mark(conn: Connection, outbox_id: int, **values: Any) -> None:
     conn.execute(_UPDATE_ROW.values(**values), {"row_id": outbox_id})
 
 
-def _finish(ctx: Context, outbox_id: int, status: str, error: str | None,
+def _finish(ctx: Context, outbox_id: int, status: OutboxStatus, error: str | None,
             retry_at: datetime | None = None, *, count_attempt: bool = False) -> None:
     values: dict[str, Any] = {"status": status, "last_error": error}
-    if status == "sent":
+    if status == OutboxStatus.SENT:
         values["sent_at"] = ctx.now()
     if retry_at is not None:
         values["next_attempt_at"] = retry_at
@@ -199,7 +199,7 @@ def due(ctx: Context, limit: int = 200, *, grace: timedelta = timedelta(0)) -> l
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         rows = session.exec(
-            select(Outbox.id).where(Outbox.status == "pending", col(Outbox.next_attempt_at) <= now,
+            select(Outbox.id).where(Outbox.status == OutboxStatus.PENDING, col(Outbox.next_attempt_at) <= now,
                                     col(Outbox.created_at) <= now - grace)
             .order_by(col(Outbox.id)).limit(limit)
         ).all()
@@ -210,6 +210,6 @@ def next_attempt(ctx: Context, outbox_id: int) -> datetime | None:
     """When a pending row is to be tried again (``None`` once it is done)."""
     with session_scope(ctx.engine) as session:
         row = session.get(Outbox, outbox_id)
-        if row is None or row.status != "pending":
+        if row is None or row.status != OutboxStatus.PENDING:
             return None
         return as_utc(row.next_attempt_at)

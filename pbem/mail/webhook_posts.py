@@ -29,10 +29,12 @@ from pbem import games
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..drawing.picture import board_png
-from ..core.models import Game, Outbox, Seat, Webhook
+from ..core import events
+from ..core.events import Event
+from ..core.models import Game, GameStatus, Outbox, Seat, Webhook, WebhookKind
 from ..rules import classic_board
 from ..rules.views import View
-from ..games.webhook_events import webhook_id_of
+from ..games.webhook_events import WebhookEvent, webhook_id_of
 from ..table.webhooks import (DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_HEADER, delivery_id,
                               signature, signing_secret, timestamped_signature)
 from ..words import Words, names_text
@@ -83,8 +85,9 @@ def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:
     url = f"{ctx.base_url}/games/{game.public_id}"
     w = Words(setter.language)
     text = _text(event, view, to_move, w)
-    if hook.kind == "json":
-        body = json.dumps({"game": game.public_id, "event": event, "ply": 0 if event == "start" else game.ply,
+    if hook.kind == WebhookKind.JSON:
+        body = json.dumps({"game": game.public_id, "event": event,
+                           "ply": 0 if event == WebhookEvent.START else game.ply,
                            "to_move": to_move.name if to_move else None, "url": url},
                           ensure_ascii=False, separators=(",", ":")).encode()
         secret = signing_secret(ctx.secret_key, hook)
@@ -95,28 +98,29 @@ def compose_post(ctx: Context, session: Session, row: Outbox) -> Post | None:
             TIMESTAMP_HEADER: str(timestamp),
             DELIVERY_HEADER: delivery_id(ctx.secret_key, row.id),
             TIMESTAMPED_HEADER: timestamped_signature(secret, timestamp, body)})
-    if hook.kind == "slack":
+    if hook.kind == WebhookKind.SLACK:
         body = json.dumps({"text": f"{_slack(text)}\n<{url}>"}, ensure_ascii=False).encode()
         return Post(hook.id, hook.url, body, {"Content-Type": "application/json"})
     return _discord(hook.id, hook.url, text, url, to_move, view)
 
 
-def _news(game: Game, seats: list[Seat], event: str) -> tuple[str, Seat | None] | None:
+def _news(game: Game, seats: list[Seat], event: str) -> tuple[WebhookEvent, Seat | None] | None:
     """The event's name and the seat to move then, if it is still news."""
-    if event == "start":
-        if game.status not in ("active", "finished") or not seats:
+    if event == Event.START:
+        if game.status not in (GameStatus.ACTIVE, GameStatus.FINISHED) or not seats:
             return None
         # The seats were renumbered at the start: the drawn first player sits at 0.
-        return "start", seats[0]
-    if event == "over":
-        return ("over", None) if game.status == "finished" else None
-    if event == f"ply:{game.ply}" and game.status == "active" and game.turn_seat is not None:
-        return "turn", seats[game.turn_seat]
+        return WebhookEvent.START, seats[0]
+    if event == Event.OVER:
+        return (WebhookEvent.OVER, None) if game.status == GameStatus.FINISHED else None
+    if (event == events.key(Event.PLY, game.ply) and game.status == GameStatus.ACTIVE
+            and game.turn_seat is not None):
+        return WebhookEvent.TURN, seats[game.turn_seat]
     return None
 
 
-def _text(event: str, view: View, to_move: Seat | None, w: Words) -> str:
-    if event == "over":
+def _text(event: WebhookEvent, view: View, to_move: Seat | None, w: Words) -> str:
+    if event == WebhookEvent.OVER:
         winners = names_text(list(view.get("winners") or []), w)
         scores = ", ".join(f"{p['name']} {p['final_score']}" for p in
                            sorted(view["players"], key=lambda p: -(p["final_score"] or 0)))
@@ -124,8 +128,8 @@ def _text(event: str, view: View, to_move: Seat | None, w: Words) -> str:
                    winners=winners, scores=scores)
     assert to_move is not None
     turn = w._("It's %(name)s's turn (move %(number)d).", name=to_move.name,
-               number=(0 if event == "start" else view["ply"]) + 1)
-    if event == "start":
+               number=(0 if event == WebhookEvent.START else view["ply"]) + 1)
+    if event == WebhookEvent.START:
         names = names_text([p["name"] for p in view["players"]], w)
         return w._("A game of Clans has started: %(names)s.", names=names) + " " + turn
     return turn

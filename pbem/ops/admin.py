@@ -15,7 +15,8 @@ import json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, Sequence
+from enum import StrEnum
+from typing import Any, Sequence
 
 import sqlalchemy
 from sqlalchemy import delete, func, or_, update
@@ -26,7 +27,9 @@ from ..core import errors, tokens
 from ..games import webhook_events
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import CaughtMail, Game, Inbound, Login, MoveRecord, Outbox, Rating, Seat, Suppression, Webhook
+from ..core.events import Event
+from ..core.models import (RUNNING, CaughtMail, Game, GameStatus, Inbound, Login, MailChoice, MoveRecord, Outbox,
+                           OutboxStatus, Rating, Seat, Suppression, Webhook)
 from ..core.outbox import enqueue
 from ..people.players import BadAddress, address_hash, clean_address, mailbox_hash
 from ..people import reachability
@@ -38,10 +41,15 @@ log = logging.getLogger(__name__)
 FORMER_PLAYER = "former player"
 #: The level at which the computer plays on for an erased person in a running game.
 FORGOTTEN_SEAT_LEVEL = "medium"
-#: Games still open to moves or acceptances (an operator may cancel these).
-RUNNING = ("invited", "active")
 
-Which = Literal["active", "stuck", "finished"]
+
+class Which(StrEnum):
+    """The games :func:`list_games` lists (besides all)."""
+
+    ACTIVE = GameStatus.ACTIVE.value
+    #: Active, but nothing happened for too long (:func:`is_stuck`).
+    STUCK = "stuck"
+    FINISHED = GameStatus.FINISHED.value
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,7 @@ def is_stuck(status: str, turn_hours: int, deadline: datetime | None, last_activ
     longer than its turn time although its deadline has passed (or it has
     none): the clock should have moved for the absent player long ago.  A
     player on holiday has a later deadline, so their game is not stuck."""
-    if status != "active":
+    if status != GameStatus.ACTIVE:
         return False
     overdue = deadline is None or deadline <= now
     return overdue and now - last_activity > timedelta(hours=turn_hours)
@@ -101,12 +109,12 @@ def list_games(ctx: Context, which: Which | None = None, limit: int = 100) -> li
     query = sqlalchemy.select(col(Game.public_id), col(Game.status), _players(), col(Game.ply),
                               col(Game.turn_hours), col(Game.created_at), col(Game.started_at),
                               col(Game.deadline), _last_move(), _last_mail())
-    if which in ("active", "stuck"):
-        query = query.where(col(Game.status) == "active")
-    elif which == "finished":
-        query = query.where(col(Game.status) == "finished")
+    if which in (Which.ACTIVE, Which.STUCK):
+        query = query.where(col(Game.status) == GameStatus.ACTIVE)
+    elif which == Which.FINISHED:
+        query = query.where(col(Game.status) == GameStatus.FINISHED)
     query = query.order_by(col(Game.id).desc())
-    if which != "stuck":
+    if which != Which.STUCK:
         query = query.limit(limit)
     found: list[GameRow] = []
     with session_scope(ctx.engine) as session:
@@ -169,9 +177,6 @@ def game_detail(ctx: Context, public_id: object) -> dict[str, Any]:
         }
 
 
-OutboxStatus = Literal["pending", "failed"]
-
-
 def outbox_rows(ctx: Context, status: OutboxStatus | None = None, kind: str | None = None,
                 limit: int = 100) -> tuple[list[dict[str, Any]], dict[tuple[str, str], int]]:
     """The newest outbox rows (``pending`` or ``failed`` only, one ``kind`` only),
@@ -207,11 +212,11 @@ def resend(ctx: Context, row_id: int) -> Done:
             raise errors.NotFound("no outbox row %(row)s (rows delivered long ago are deleted after "
                                   "PBEM_RETENTION_DAYS)", row=row_id)
         due = as_utc(row.next_attempt_at)
-        if row.status == "pending" and row.attempts == 0 and due is not None and due <= now:
+        if row.status == OutboxStatus.PENDING and row.attempts == 0 and due is not None and due <= now:
             return Done(False, f"outbox row {row_id} ({row.kind}) is already waiting to go; nothing changed")
         was = row.status
         session.exec(update(Outbox).where(col(Outbox.id) == row_id)
-                     .values(status="pending", next_attempt_at=now, attempts=0, last_error=None))
+                     .values(status=OutboxStatus.PENDING, next_attempt_at=now, attempts=0, last_error=None))
     log.info("outbox %s (%s, was %s) handed out again by the operator", row_id, row.kind, was)
     ctx.relay([row_id])
     with session_scope(ctx.engine) as session:
@@ -227,16 +232,16 @@ def _tell_cancelled(ctx: Context, session: Session, game: Game, seats: Sequence[
     notice to each person who has heard of it: every player of a started game;
     of one still gathering its players, those who accepted or were sent their
     invitation."""
-    session.exec(update(Outbox).where(col(Outbox.game_id) == game.id, col(Outbox.status) == "pending")
-                 .values(status="skipped", last_error="game cancelled"))
+    session.exec(update(Outbox).where(col(Outbox.game_id) == game.id, col(Outbox.status) == OutboxStatus.PENDING)
+                 .values(status=OutboxStatus.SKIPPED, last_error="game cancelled"))
     invited = set(session.exec(select(Outbox.seat_id).where(
-        Outbox.game_id == game.id, Outbox.kind == "invite", Outbox.status == "sent")).all())
-    game.status = "cancelled"
+        Outbox.game_id == game.id, Outbox.kind == "invite", Outbox.status == OutboxStatus.SENT)).all())
+    game.status = GameStatus.CANCELLED
     game.finished_at = now
     game.deadline = None
     session.add(game)
     session.flush()
-    return [enqueue(session, kind="cancelled", event="cancelled", recipient=s.email, base_url=ctx.base_url,
+    return [enqueue(session, kind="cancelled", event=Event.CANCELLED, recipient=s.email, base_url=ctx.base_url,
                     now=now, game_id=game.id, seat_id=s.id)
             for s in seats if s.bot is None and s.email
             and (started or s.accepted_at is not None or s.id in invited)]
@@ -247,12 +252,12 @@ def cancel(ctx: Context, public_id: object) -> Done:
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         game, seats = _game(session, public_id)
-        if game.status == "cancelled":
+        if game.status == GameStatus.CANCELLED:
             return Done(False, f"game {game.public_id} is cancelled already; nothing changed")
         if game.status not in RUNNING:
             raise errors.Conflict("game %(game)s is %(status)s: only a running game can be cancelled",
                                   game=game.public_id, status=game.status)
-        outbox = _tell_cancelled(ctx, session, game, seats, now, started=game.status == "active"
+        outbox = _tell_cancelled(ctx, session, game, seats, now, started=game.status == GameStatus.ACTIVE
                                  or game.started_at is not None)
     log.info("game %s cancelled by the operator", game.public_id, extra={"game": game.public_id})
     ctx.relay(outbox)
@@ -275,7 +280,7 @@ def extend(ctx: Context, public_id: object, hours: int) -> Done:
     with session_scope(ctx.engine) as session:
         game, seats = _game(session, public_id)
         current = as_utc(game.deadline)
-        if game.status != "active" or current is None:
+        if game.status != GameStatus.ACTIVE or current is None:
             raise errors.Conflict("game %(game)s is %(status)s: only a running game has a deadline to move",
                                   game=game.public_id, status=game.status)
         new = max(current, now) + timedelta(hours=hours)
@@ -372,7 +377,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
                 name = _former_name(seats, seat)
                 seat.name = name
                 seat.email = ""
-                seat.mail = "none"
+                seat.mail = MailChoice.NONE
                 seat.talk_mail = False
                 seat.discord_id = None
                 # The old link opens nothing more: a new token nobody has.
@@ -382,7 +387,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
                 if seat.id is not None:
                     seat_ids.append(seat.id)
                 counts["seats"] += 1
-                if game.status == "active" and seat.bot is None:
+                if game.status == GameStatus.ACTIVE and seat.bot is None:
                     seat.bot, seat.bot_from = FORGOTTEN_SEAT_LEVEL, game.ply
                     handed.add(seat.position)
                     counts["seats_to_computer"] += 1
@@ -390,10 +395,10 @@ def forget(ctx: Context, raw_address: str) -> Done:
             session.add(game)
             session.flush()
             people = [s for s in seats if s.bot is None and s.email]
-            if game.status == "invited" or (game.status == "active" and not people):
+            if game.status == GameStatus.INVITED or (game.status == GameStatus.ACTIVE and not people):
                 outbox += _tell_cancelled(ctx, session, game, seats, now, started=game.started_at is not None)
                 counts["games_cancelled"] += 1
-            elif game.status == "active" and game.turn_seat in handed and game.id is not None:
+            elif game.status == GameStatus.ACTIVE and game.turn_seat in handed and game.id is not None:
                 # Their turn: the computer's time is its pause and a short grace.
                 session.exec(update(Game).where(col(Game.id) == game.id, col(Game.ply) == game.ply).values(
                     deadline=now + timedelta(seconds=float(ctx.config["BOT_DELAY"])) + games.COMPUTER_GRACE,
@@ -406,7 +411,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
         hooks = list(session.exec(select(Webhook.id).where(col(Webhook.seat_id).in_(seat_ids))).all())
         if hooks:
             counts["outbox"] += session.exec(delete(Outbox).where(
-                col(Outbox.kind) == "webhook", col(Outbox.status) == "pending",
+                col(Outbox.kind) == "webhook", col(Outbox.status) == OutboxStatus.PENDING,
                 col(Outbox.recipient).in_([webhook_events.recipient(h) for h in hooks]))).rowcount
             counts["webhooks"] = session.exec(delete(Webhook).where(col(Webhook.id).in_(hooks))).rowcount
         counts["logins"] = session.exec(delete(Login).where(col(Login.email) == address)).rowcount

@@ -137,6 +137,7 @@ def _games(args: argparse.Namespace, ctx: Context, out: TextIO) -> int:
 
 def _game(args: argparse.Namespace, ctx: Context, out: TextIO) -> int:
     from . import admin
+    from ..core.models import GameStatus
 
     d = admin.game_detail(ctx, args.game_id)
     print(f"game {d['game']}: {d['status']}{' (STUCK)' if d['stuck'] else ''}, {d['ply']} moves, "
@@ -150,19 +151,22 @@ def _game(args: argparse.Namespace, ctx: Context, out: TextIO) -> int:
                  "CLAN"],
            [(s["position"], s["name"], s["email"] or "-", "yes" if s["accepted"] else "no", s["mail"],
              s["language"], s["bot"] or "-", s["autopilot_streak"], _when(s["paused_until"]),
-             (s["clan"] or "(secret)") if d["status"] == "active" else (s["clan"] or "-")) for s in d["seats"]])
+             (s["clan"] or "(secret)") if d["status"] == GameStatus.ACTIVE else (s["clan"] or "-"))
+            for s in d["seats"]])
     print("\noutbox:", file=out)
     _outbox_table(out, d["outbox"])
     return 0
 
 
 def _outbox_table(out: TextIO, rows: Sequence[dict[str, Any]]) -> None:
+    from ..core.models import OutboxStatus
+
     if not rows:
         print("no rows", file=out)
         return
     _table(out, ["ROW", "GAME", "KIND", "STATUS", "TRIES", "RECIPIENT", "CREATED", "NEXT TRY", "SENT", "LAST ERROR"],
            [(r["id"], r["game"] or "-", r["kind"], r["status"], r["attempts"], r["recipient"],
-             _when(r["created_at"]), _when(r["next_attempt_at"]) if r["status"] == "pending" else "-",
+             _when(r["created_at"]), _when(r["next_attempt_at"]) if r["status"] == OutboxStatus.PENDING else "-",
              _when(r["sent_at"]), (r["last_error"] or "")[:60]) for r in rows])
 
 
@@ -231,7 +235,7 @@ def check(out: TextIO, environ: dict[str, str] | None = None) -> int:
         say("ok", "configuration", f"safe to run in public at {config['BASE_URL']}")
     except UnsafeConfig as e:
         say("FAIL", "configuration", f"the processes refuse to start: {e}")
-    shown = {"ok": "ok", "failed": "FAIL", "not configured": "skipped"}
+    shown = {probes.ProbeState.OK: "ok", probes.ProbeState.FAILED: "FAIL", probes.ProbeState.NOT_CONFIGURED: "skipped"}
     found = [probes.database(str(config["DATABASE_URL"]), timeout=5.0)]
     if not found[0].failed:
         found.append(probes.schema(str(config["DATABASE_URL"])))

@@ -16,6 +16,7 @@ import socket
 import ssl
 import threading
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -30,16 +31,22 @@ from sqlalchemy.pool import NullPool
 TIMEOUT = 2.0
 
 
+class ProbeState(StrEnum):
+    OK = "ok"
+    FAILED = "failed"
+    #: A service the configuration leaves out.
+    NOT_CONFIGURED = "not configured"
+
+
 @dataclass(frozen=True)
 class Probe:
     name: str
-    #: ``ok``, ``failed`` or ``not configured`` (a service the configuration leaves out).
-    state: str
+    state: ProbeState
     detail: str = ""
 
     @property
     def failed(self) -> bool:
-        return self.state == "failed"
+        return self.state == ProbeState.FAILED
 
 
 def shown_url(url: str) -> str:
@@ -102,9 +109,9 @@ def database(url: str, timeout: float = TIMEOUT) -> Probe:
         return "answers"
 
     try:
-        return Probe("database", "ok", f"{shown_url(url)} {_within(timeout, ask)}")
+        return Probe("database", ProbeState.OK, f"{shown_url(url)} {_within(timeout, ask)}")
     except Exception as e:  # noqa: BLE001 - any failure is the answer
-        return Probe("database", "failed", f"{shown_url(url)}: {_first_line(e)}")
+        return Probe("database", ProbeState.FAILED, f"{shown_url(url)}: {_first_line(e)}")
 
 
 @lru_cache(maxsize=8)
@@ -118,7 +125,7 @@ def broker(url: str, timeout: float = TIMEOUT) -> Probe:
     """``PING`` to the Redis broker (any other kind of broker: a connection by
     Celery's transport); ``not configured`` when work runs in-process."""
     if not url:
-        return Probe("broker", "not configured", "no PBEM_BROKER_URL: background work runs in this process")
+        return Probe("broker", ProbeState.NOT_CONFIGURED, "no PBEM_BROKER_URL: background work runs in this process")
 
     def ask() -> str:
         if url.startswith(("redis://", "rediss://", "unix://")):
@@ -131,9 +138,9 @@ def broker(url: str, timeout: float = TIMEOUT) -> Probe:
         return "accepts a connection"
 
     try:
-        return Probe("broker", "ok", f"{shown_url(url)} {_within(timeout + 0.5, ask)}")
+        return Probe("broker", ProbeState.OK, f"{shown_url(url)} {_within(timeout + 0.5, ask)}")
     except Exception as e:  # noqa: BLE001 - any failure is the answer
-        return Probe("broker", "failed", f"{shown_url(url)}: {_first_line(e)}")
+        return Probe("broker", ProbeState.FAILED, f"{shown_url(url)}: {_first_line(e)}")
 
 
 def smtp(config: Mapping[str, Any], timeout: float = 10.0) -> Probe:
@@ -141,7 +148,7 @@ def smtp(config: Mapping[str, Any], timeout: float = 10.0) -> Probe:
     configuration asks, then ``QUIT``: no message is sent."""
     host = str(config.get("SMTP_HOST") or "")
     if not host:
-        return Probe("smtp", "not configured",
+        return Probe("smtp", ProbeState.NOT_CONFIGURED,
                      "no PBEM_SMTP_HOST: mail is caught in the database (the demo's mailbox)")
     port = int(config.get("SMTP_PORT") or 25)
     where = f"{host}:{port}"
@@ -156,15 +163,15 @@ def smtp(config: Mapping[str, Any], timeout: float = 10.0) -> Probe:
             if config.get("SMTP_USER"):
                 server.login(str(config["SMTP_USER"]), str(config.get("SMTP_PASSWORD") or ""))
                 said.append(f"login as {config['SMTP_USER']}")
-        return Probe("smtp", "ok", f"{where} {', '.join(said)}")
+        return Probe("smtp", ProbeState.OK, f"{where} {', '.join(said)}")
     except smtplib.SMTPAuthenticationError as e:
-        return Probe("smtp", "failed", f"{where}: the server refused PBEM_SMTP_USER/PBEM_SMTP_PASSWORD "
+        return Probe("smtp", ProbeState.FAILED, f"{where}: the server refused PBEM_SMTP_USER/PBEM_SMTP_PASSWORD "
                                        f"({e.smtp_code})")
     except smtplib.SMTPNotSupportedError as e:
-        return Probe("smtp", "failed", f"{where}: {_first_line(e)} (PBEM_SMTP_TLS or PBEM_SMTP_USER asks "
+        return Probe("smtp", ProbeState.FAILED, f"{where}: {_first_line(e)} (PBEM_SMTP_TLS or PBEM_SMTP_USER asks "
                                        "for something the server does not offer)")
     except (OSError, smtplib.SMTPException, socket.timeout) as e:
-        return Probe("smtp", "failed", f"{where}: {_first_line(e)}")
+        return Probe("smtp", ProbeState.FAILED, f"{where}: {_first_line(e)}")
 
 
 def _first_line(e: BaseException) -> str:
@@ -185,10 +192,10 @@ def schema(url: str) -> Probe:
         with _probe_engine(url, TIMEOUT).connect() as conn:
             current = set(MigrationContext.configure(conn).get_current_heads())
     except Exception as e:  # noqa: BLE001 - any failure is the answer
-        return Probe("schema", "failed", f"cannot read the schema's revision: {_first_line(e)}")
+        return Probe("schema", ProbeState.FAILED, f"cannot read the schema's revision: {_first_line(e)}")
     if current == heads:
-        return Probe("schema", "ok", f"at the newest revision ({', '.join(sorted(heads))})")
+        return Probe("schema", ProbeState.OK, f"at the newest revision ({', '.join(sorted(heads))})")
     if not current:
-        return Probe("schema", "failed", "the database has no schema yet: run pbem db upgrade")
-    return Probe("schema", "failed", f"at revision {', '.join(sorted(current))}, this code needs "
+        return Probe("schema", ProbeState.FAILED, "the database has no schema yet: run pbem db upgrade")
+    return Probe("schema", ProbeState.FAILED, f"at revision {', '.join(sorted(current))}, this code needs "
                                      f"{', '.join(sorted(heads))}: run pbem db upgrade")

@@ -12,7 +12,9 @@ from sqlmodel import Session, col, select
 from ..core import errors, tokens
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import Login, Outbox, Seat
+from ..core import events
+from ..core.events import Event
+from ..core.models import Login, Outbox, OutboxStatus, Seat
 from ..core.outbox import enqueue
 from .players import BadAddress, clean_address
 from ..words import N_
@@ -39,7 +41,7 @@ def request_login(ctx: Context, email: object, language: str = DEFAULT_LANGUAGE)
         return ctx.now() + timedelta(seconds=e.clear_after)
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        row = enqueue(session, kind="login", event=f"login:{uuid.uuid4().hex}", recipient=address,
+        row = enqueue(session, kind="login", event=events.key(Event.LOGIN, uuid.uuid4().hex), recipient=address,
                       base_url=ctx.base_url, now=now, language=language)
     ctx.relay([row])
     return None
@@ -53,7 +55,7 @@ def new_login(ctx: Context, session: Session, address: str) -> Login | None:
     # that never heard of us.
     accepted = select(Seat.id).where(col(Seat.email) == address, col(Seat.accepted_at).is_not(None))
     invited = select(Outbox.id).where(col(Outbox.recipient) == address, col(Outbox.kind) == "invite",
-                                      col(Outbox.status) == "sent")
+                                      col(Outbox.status) == OutboxStatus.SENT)
     if session.exec(accepted).first() is None and session.exec(invited).first() is None:
         return None
     now = ctx.now()

@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, MoveRecord, Seat
+from ..core.models import Game, GameStatus, MoveRecord, Seat
 from ..rules.tables import CLANS
 
 
@@ -44,14 +44,14 @@ def stats_of(ctx: Context, email: str) -> Stats:
         seats = session.exec(
             select(Seat.clan, Seat.final_score, Seat.won)
             .join(Game, col(Game.id) == col(Seat.game_id))
-            .where(col(Seat.email) == address, col(Game.status) == "finished")
+            .where(col(Seat.email) == address, col(Game.status) == GameStatus.FINISHED)
         ).all()
         moves = session.exec(
             select(MoveRecord.by_autopilot, func.count())
             .join(Seat, and_(col(Seat.game_id) == col(MoveRecord.game_id),
                              col(Seat.position) == col(MoveRecord.position)))
             .join(Game, col(Game.id) == col(Seat.game_id))
-            .where(col(Seat.email) == address, col(Game.status) == "finished",
+            .where(col(Seat.email) == address, col(Game.status) == GameStatus.FINISHED,
                    or_(col(Seat.bot_from).is_(None), col(MoveRecord.ply) < col(Seat.bot_from)))
             .group_by(col(MoveRecord.by_autopilot))
         ).all()

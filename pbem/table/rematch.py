@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 from ..core import errors
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, Seat
+from ..core.models import Game, GameStatus, Seat
 from pbem.games.lookup import refuse_computer_seat, seat_and_game
 from pbem.core.links import seat_token
 from ..words import N_
@@ -45,7 +45,7 @@ def play_again(ctx: Context, token: object, *, before_start: Callable[[], None] 
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
         refuse_computer_seat(seat)
-        if game.status != "finished":
+        if game.status != GameStatus.FINISHED:
             raise errors.Conflict(N_("a rematch can start only when this game is over"), code="not-finished")
         found = _rematch_of(ctx, session, game, seat)
         if found is not None:
@@ -112,7 +112,7 @@ def rematch_for_seat(ctx: Context, token: object) -> Rematch | None:
 
 def seat_rematch(ctx: Context, session: Session, game: Game, seat: Seat) -> Rematch | None:
     """:func:`rematch_for_seat` for a seat the caller has loaded, in the caller's transaction."""
-    return _rematch_of(ctx, session, game, seat) if game.status == "finished" else None
+    return _rematch_of(ctx, session, game, seat) if game.status == GameStatus.FINISHED else None
 
 
 def public_rematch(ctx: Context, public_id: object) -> str | None:
@@ -120,6 +120,6 @@ def public_rematch(ctx: Context, public_id: object) -> str | None:
     address; nobody's seat)."""
     with session_scope(ctx.engine) as session:
         game = games.game_by_public_id(session, public_id)
-        if game.status != "finished":
+        if game.status != GameStatus.FINISHED:
             return None
         return session.exec(select(Game.public_id).where(col(Game.rematch_of) == game.id)).first()

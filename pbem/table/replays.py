@@ -15,6 +15,7 @@ from ..core import errors
 from .. import rules
 from ..core.context import Context
 from ..core.db import session_scope
+from ..core.models import GameStatus
 from ..rules import Village
 from ..rules.record import export_record, load_record, parse_record_move
 from ..rules.tables import EPOCHS
@@ -93,7 +94,7 @@ def replay(ctx: Context, public_id: object, ply: object = 0) -> Replay:
     """The position after move ``ply`` (0: the set-up) of a finished game."""
     with session_scope(ctx.engine) as session:
         game = game_by_public_id(session, public_id)
-        if game.status != "finished" or not game.state:
+        if game.status != GameStatus.FINISHED or not game.state:
             raise errors.NotFound(N_("game %(game)s has no replay yet: it opens when the game is over"),
                                   game=str(public_id), code="not-finished")
         _, seats = game_and_seats(session, game.id)

@@ -23,7 +23,9 @@ from sqlmodel import Session, col, select
 from ..core import errors
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import Game, Seat, TableMessage
+from ..core import events
+from ..core.events import Event
+from ..core.models import Game, GameStatus, MailChoice, Seat, TableMessage
 from ..core.outbox import enqueue
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game, game_and_seats
@@ -109,7 +111,7 @@ def is_open(game_status: str, seat: Seat) -> bool:
     """Whether a seat may talk at its table: once it accepted (an invited person
     is not at the table yet), while the game is being set up, played, or is
     over (players like to say "well played"); not once it expired."""
-    return seat.accepted_at is not None and game_status in ("invited", "active", "finished")
+    return seat.accepted_at is not None and game_status in (GameStatus.INVITED, GameStatus.ACTIVE, GameStatus.FINISHED)
 
 
 def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: str,
@@ -153,8 +155,8 @@ def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: 
     session.add(message)
     session.flush()
     assert message.id is not None  # the flush gave it one
-    rows = [enqueue(session, kind="talk", event=f"talk:{message.id}", recipient=s.email, base_url=ctx.base_url,
-                    now=now, game_id=game.id, seat_id=s.id)
+    rows = [enqueue(session, kind="talk", event=events.key(Event.TALK, message.id), recipient=s.email,
+                    base_url=ctx.base_url, now=now, game_id=game.id, seat_id=s.id)
             for s in seats if s.id != seat.id and wants_talk_mail(s)]
     if outbox is not None:
         outbox.extend(rows)
@@ -164,7 +166,7 @@ def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: 
 def wants_talk_mail(seat: Seat) -> bool:
     """Whether a seat gets each message by mail (checked when it is written and
     again when it is sent; a suppressed address gets nothing, which the mail checks)."""
-    return seat.talk_mail and seat.mail != "none" and seat.accepted_at is not None
+    return seat.talk_mail and seat.mail != MailChoice.NONE and seat.accepted_at is not None
 
 
 def talk(ctx: Context, token: object, text: object) -> SeatView:

@@ -37,10 +37,10 @@ from sqlmodel import col
 from ..core import errors, tokens
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import Game, Seat, TableMessage, table_of
+from ..core.models import Game, GameStatus, Seat, TableMessage, table_of
 from ..rules.views import View
 from pbem.games.lookup import game_and_seats, game_by_public_id
-from pbem.games.views import game_view
+from pbem.games.views import game_view, seat_status
 from ..words import N_
 
 #: The columns a version is made of, in seat order: one query, no position.
@@ -72,7 +72,7 @@ def version(status: str, ply: int, deadline: datetime | None, seats: Iterable[Se
     (a pause only while it lasts, "away" only for a person), so that a version
     changes exactly when the page would."""
     due = as_utc(deadline)
-    facts = [status, ply, due.isoformat() if due is not None and status == "active" else None]
+    facts = [status, ply, due.isoformat() if due is not None and status == GameStatus.ACTIVE else None]
     for accepted_at, paused_until, streak, bot in seats:
         paused = as_utc(paused_until)
         facts.append([accepted_at is not None, paused.isoformat() if paused and paused > now else None,
@@ -141,13 +141,6 @@ class SeatWatch:
     version: str
 
 
-def _seat_status(game_status: str, accepted: bool) -> str:
-    """The status a seat's view says (``games.status_for``)."""
-    if game_status == "invited":
-        return "invited" if not accepted else "waiting"
-    return game_status
-
-
 def _seat_version(public: str, status: str, own: Any, last_talk: object) -> str:
     """A seat page's version: the public page's, the seat's status and the seat's
     own settings the page shows, and the newest table message.  ``own`` is the
@@ -175,10 +168,10 @@ def seat_watch(ctx: Context, token: object) -> SeatWatch:
     status, ply, deadline, turn_seat = rows[0][0], rows[0][1], rows[0][2], rows[0][3]
     public = version(status, ply, deadline, [(r.accepted_at, r.paused_until, r.autopilot_streak, r.bot)
                                               for r in rows], ctx.now())
-    seat_status = _seat_status(status, own.accepted_at is not None)
-    return SeatWatch(status=seat_status, ply=ply,
-                     your_turn=status == "active" and turn_seat == own.position and own.bot is None,
-                     version=_seat_version(public, seat_status, own, rows[0][-1]))
+    shown = seat_status(status, own.accepted_at is not None)
+    return SeatWatch(status=shown, ply=ply,
+                     your_turn=status == GameStatus.ACTIVE and turn_seat == own.position and own.bot is None,
+                     version=_seat_version(public, shown, own, rows[0][-1]))
 
 
 def seat_version(ctx: Context, game: Game, seats: Sequence[Seat], seat: Seat, status: str,

@@ -18,6 +18,7 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import timedelta
+from enum import StrEnum
 from typing import Literal, Sequence, TypedDict
 from urllib.parse import urlsplit
 
@@ -27,7 +28,9 @@ from sqlmodel import Session, col, select
 from ..core import errors, tokens
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
-from ..core.models import Game, Seat, Webhook
+from ..core import events
+from ..core.events import Event
+from ..core.models import RUNNING, Game, Seat, Webhook, WebhookKind
 from ..core.outbox import enqueue
 from pbem.games.lookup import refuse_computer_seat, seat_and_game
 from .webhook_targets import Target, check_target
@@ -35,7 +38,6 @@ from ..words import N_
 
 log = logging.getLogger(__name__)
 
-KINDS = ("discord", "slack", "json")
 #: Webhooks one game may have, from all its players together.
 MAX_PER_GAME = 5
 #: A webhook failing this long without one post getting through is switched off.
@@ -43,7 +45,18 @@ FAILING_FOR = timedelta(days=1)
 #: A Discord user id ("snowflake"): digits only.
 _DISCORD_ID = re.compile(r"[0-9]{15,20}", re.ASCII)
 #: The statuses of a game in which webhooks may be added.
-_OPEN = ("invited", "active")
+_OPEN = RUNNING
+
+
+class HookState(StrEnum):
+    """Whether a webhook's posts get through."""
+
+    #: Posts go through.
+    LIVE = "live"
+    #: The last one did not (since ``failing_since``).
+    FAILING = "failing"
+    #: Switched off after failing for :data:`FAILING_FOR`.
+    OFF = "off"
 
 
 class WebhookLine(TypedDict):
@@ -51,13 +64,12 @@ class WebhookLine(TypedDict):
     anyone who has it post to the channel) and its errors only to whoever set it."""
 
     id: int
-    kind: str
+    kind: WebhookKind
     host: str
     url: str | None
     set_by: str
     yours: bool
-    #: live: posts go through; failing: the last one did not (since ``failing_since``); off: switched off.
-    status: Literal["live", "failing", "off"]
+    status: HookState
     failing_since: str | None
     last_error: str | None
 
@@ -155,7 +167,7 @@ def signed_by_game(ctx: Context, public_id: object, body: bytes, header: str) ->
         if game is None:
             return False
         hooks = session.exec(select(Webhook).where(col(Webhook.game_id) == game.id,
-                                                   col(Webhook.kind) == "json")).all()
+                                                   col(Webhook.kind) == WebhookKind.JSON)).all()
         return any(hmac.compare_digest(signature(signing_secret(ctx.secret_key, h), body), header) for h in hooks)
 
 
@@ -163,8 +175,8 @@ def _line(hook: Webhook, seat: Seat, names: dict[int | None, str]) -> WebhookLin
     assert hook.id is not None  # a stored row
     yours = hook.seat_id == seat.id
     failing = as_utc(hook.first_failure_at)
-    status: Literal["live", "failing", "off"] = (
-        "off" if hook.disabled_at is not None else "failing" if failing is not None else "live")
+    status = (HookState.OFF if hook.disabled_at is not None else HookState.FAILING if failing is not None
+              else HookState.LIVE)
     return {"id": hook.id, "kind": hook.kind, "host": urlsplit(hook.url).hostname or "",
             "url": hook.url if yours else None, "set_by": names.get(hook.seat_id, ""), "yours": yours,
             "status": status, "failing_since": failing.isoformat() if failing else None,
@@ -202,8 +214,8 @@ def add_webhook(ctx: Context, token: object, kind: object, url: object) -> NewWe
     seat (``RateLimited``)."""
     with session_scope(ctx.engine) as session:
         seat, game, _ = seat_and_game(session, token)
-        if kind not in KINDS:
-            raise errors.Invalid(N_("the kind of webhook must be one of %(kinds)s"), kinds=", ".join(KINDS),
+        if kind not in tuple(WebhookKind):
+            raise errors.Invalid(N_("the kind of webhook must be one of %(kinds)s"), kinds=", ".join(WebhookKind),
                                  code="invalid-webhook-kind", field="kind")
         _refuse_closed(game, seat)
         _refuse_full(session, game)
@@ -212,7 +224,7 @@ def add_webhook(ctx: Context, token: object, kind: object, url: object) -> NewWe
     ctx.limit("LIMIT_WEBHOOKS", [f"seat:{seat_id}"])
     # The name is looked up outside the transaction (it may take seconds).
     target, _ = check_target(url, ctx.config)
-    return _store(ctx, token, str(kind), target)
+    return _store(ctx, token, WebhookKind(str(kind)), target)
 
 
 def _refuse_full(session: Session, game: Game) -> None:
@@ -222,7 +234,7 @@ def _refuse_full(session: Session, game: Game) -> None:
                               code="too-many-webhooks")
 
 
-def _store(ctx: Context, token: object, kind: str, target: Target) -> NewWebhook:
+def _store(ctx: Context, token: object, kind: WebhookKind, target: Target) -> NewWebhook:
     """The second half of :func:`add_webhook`, once the address is checked: the
     game is checked again and counted again with its row locked (on SQLite the
     write transaction, BEGIN IMMEDIATE, is the lock), so that adds at the same
@@ -242,7 +254,7 @@ def _store(ctx: Context, token: object, kind: str, target: Target) -> NewWebhook
         # Not the host: a receiver's name may be a person's own machine.
         log.info("webhook %s (%s) added to game %s by seat %s", hook.id, hook.kind, game.public_id, seat.position,
                  extra={"game": game.public_id})
-        secret = signing_secret(ctx.secret_key, hook) if hook.kind == "json" else None
+        secret = signing_secret(ctx.secret_key, hook) if hook.kind == WebhookKind.JSON else None
         return NewWebhook(_line(hook, seat, {s.id: s.name for s in seats}), secret)
 
 
@@ -311,8 +323,9 @@ def failed(ctx: Context, webhook_id: int, error: str) -> bool:
             seat = session.get(Seat, hook.seat_id)
             # Not to a seat the computer plays now, nor to no address.
             if seat is not None and seat.bot is None and seat.email:
-                row = enqueue(session, kind="webhook-off", event=f"webhook-off:{webhook_id}", recipient=seat.email,
-                              base_url=ctx.base_url, now=now, game_id=hook.game_id, seat_id=seat.id)
+                row = enqueue(session, kind="webhook-off", event=events.key(Event.WEBHOOK_OFF, webhook_id),
+                              recipient=seat.email, base_url=ctx.base_url, now=now, game_id=hook.game_id,
+                              seat_id=seat.id)
             public_id = session.exec(select(Game.public_id).where(col(Game.id) == hook.game_id)).first()
             log.warning("webhook %s of game %s switched off: failing since %s (%s)", webhook_id, public_id,
                         first.isoformat(), error[:200], extra={"game": public_id})

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 from markupsafe import Markup
 
+from .. import games
 from ..drawing.svg import board_svg
 from ..rules import Board, Move, classic_board
 from ..rules.tables import CLANS, EPOCHS, TERRAINS, VILLAGE_CHIPS
@@ -58,7 +59,7 @@ def game_parts(view: View, token: str | None) -> dict[str, Any]:
     """What the game templates show besides the view itself."""
     board = _board()
     moves = _moves_by_source(view)
-    started = view["status"] in ("active", "finished")
+    started = view["status"] in (games.SeatStatus.ACTIVE, games.SeatStatus.FINISHED)
     w = words()
     svg = None
     if started:

@@ -62,7 +62,7 @@ def _start(players: list[dict[str, Any]], hours: int | None) -> Any:
     if confirmed:
         # Against the computer only, a game started signed in has begun: straight to the seat.
         mine = next((g for g in games.games_of(context(), parsed[0].email)[0] if g["game"] == game_id), None)
-        if mine is not None and mine["status"] == "active":
+        if mine is not None and mine["status"] == games.SeatStatus.ACTIVE:
             flash(words()._("Your game against the computer has started."), "ok")
             return redirect(url_for(".play", token=str(mine["link"]).rpartition("/")[2]), 303)
     return redirect(url_for(".game", game_id=game_id, new="confirmed" if confirmed else "1"), 303)
@@ -124,6 +124,6 @@ def game(game_id: str) -> Any:
     watch link: with its version, it refreshes itself (``watch.version``)."""
     view, version = watching.watched_game(context(), game_id)
     new = request.args.get("new")
-    again = rematches.public_rematch(context(), game_id) if view["status"] == "finished" else None
+    again = rematches.public_rematch(context(), game_id) if view["status"] == games.SeatStatus.FINISHED else None
     return render_template("game.html", view=view, new=new in ("1", "confirmed"), confirmed=new == "confirmed",
                            version=version, rematch_game=again, **game_parts(view, None))

@@ -29,10 +29,12 @@ from ..rules.views import NewGameView, SeatView, View
 from ..drawing.style import BOARD_STYLES
 from pbem.games.starting import LEVELS, MAX_TURN_HOURS
 from pbem.games.settings import MAIL_CHOICES
+from pbem.games.views import SeatStatus
+from ..core.models import WebhookKind
 from ..core.tokens import PUBLIC_ID_ALPHABET, PUBLIC_ID_LENGTH
 from .schema import object_schema
 from ..table.webhook_targets import MAX_URL as MAX_WEBHOOK_URL
-from ..table.webhooks import KINDS as WEBHOOK_KINDS, WebhookLine, Webhooks
+from ..table.webhooks import WebhookLine, Webhooks
 
 from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
 from ..words.language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
@@ -40,7 +42,8 @@ from ..words.language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
 SPECIAL_USE_DOMAINS = ("arpa", "invalid", "local", "localhost", "onion", "test")
 
 GAME_ID = f"^[{PUBLIC_ID_ALPHABET}]{{{PUBLIC_ID_LENGTH}}}$"
-GAME_STATUSES = ["invited", "waiting", "active", "finished", "expired"]
+GAME_STATUSES = [s.value for s in (SeatStatus.INVITED, SeatStatus.WAITING, SeatStatus.ACTIVE, SeatStatus.FINISHED,
+                                    SeatStatus.EXPIRED)]
 RULES_CODES = ["malformed-move", "unknown-territory", "empty-source", "not-adjacent", "empty-target",
                "immovable-group", "bad-order", "illegal-move", "game-over"]
 
@@ -326,7 +329,7 @@ def _schemas() -> dict[str, Any]:
                                                         "own only) and your Discord user id"),
         "WebhookLine": object_schema(WebhookLine, description="one of the game's webhooks"),
         "NewWebhook": {"type": "object", "required": ["kind", "url"], "properties": {
-            "kind": {"enum": list(WEBHOOK_KINDS),
+            "kind": {"enum": [k.value for k in WebhookKind],
                      "description": "`discord` ({\"content\"}, board picture attached), `slack` ({\"text\"}) or "
                                     "`json`: {\"game\", \"event\", \"ply\", \"to_move\", \"url\"} signed with "
                                     "`X-PBEM-Signature: sha256=<hex HMAC-SHA256(secret, body)>`; also "

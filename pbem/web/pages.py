@@ -19,12 +19,15 @@ from typing import Any
 from flask import Blueprint, g, session
 from markupsafe import Markup, escape
 
+from .. import games
 from ..core.app_context import context
+from ..core.models import MailChoice
 from ..drawing.style import (CLAN_COLOURS, TERRAIN_COLOURS, clan_colour, clan_glyph, clan_mark,
                              clan_text_colour, terrain_colour)
 from ..drawing.svg import clan_icon
 from ..people import signin
 from ..rules.tables import CLANS
+from ..table.webhooks import HookState
 from ..words import sentence, when_text
 from .locale import words
 
@@ -112,4 +115,8 @@ def _globals() -> dict[str, Any]:
         "clan_glyph": clan_glyph,
         "clan_text_colour": clan_text_colour,
         "terrain_colour": terrain_colour,
+        # The states templates test: a view's status, a seat's mail, a webhook's.
+        "Status": games.SeatStatus,
+        "Mail": MailChoice,
+        "HookState": HookState,
     }

@@ -15,6 +15,7 @@ required, what each holds) is written there once and read here.
 
 from __future__ import annotations
 
+import enum
 import types
 from typing import (
     Annotated,
@@ -72,10 +73,12 @@ def object_schema(typed_dict: type, *, description: str | None = None,
 def json_schema(hint: object) -> dict[str, Any]:
     """The schema of one type: ``bool``, ``int``, ``float``, ``str``, ``None``,
     ``list``, ``dict`` (its keys' schema as ``propertyNames`` unless they are
-    plain strings), ``Literal``, unions (with ``None``: nullable), ``TypedDict``,
+    plain strings), ``Literal`` and enums, unions (with ``None``: nullable), ``TypedDict``,
     and ``Annotated`` with :class:`~pbem.rules.views.Schema` keywords."""
     if isinstance(hint, type) and hint in _SIMPLE:
         return {"type": _SIMPLE[hint]}
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return {"enum": [member.value for member in hint]}
     if is_typeddict(hint):
         assert isinstance(hint, type)
         return object_schema(hint)

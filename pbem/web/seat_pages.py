@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from enum import StrEnum
+from typing import Any, Mapping
 
 from flask import flash, g, redirect, render_template, request, session, url_for
 
 from ..core.app_context import context
+from ..drawing.style import StyleName
 from ..core.errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
 from ..rules.views import SeatView
 from ..table import rematch as rematches, talk as table_talk
@@ -33,9 +35,18 @@ from .. import games
 
 _ORDER_SEP = re.compile(r"[\s,;]+")
 
-#: Where a refusal is said: at the top of the page, under the talk box, or by the
-#: webhook form it answers (adding one, the Discord user id, the list's remove buttons).
-Box = Literal["page", "talk", "add", "discord", "remove"]
+
+class Box(StrEnum):
+    """Where a refusal is said: at the top of the page, under the talk box, or by the
+    webhook form it answers (adding one, the Discord user id, the list's remove buttons)."""
+
+    PAGE = "page"
+    TALK = "talk"
+    ADD = "add"
+    DISCORD = "discord"
+    REMOVE = "remove"
+
+
 #: What the webhook section shows when no webhook form was sent.
 _NO_WEBHOOK_ANSWER: dict[str, Any] = {"error": None, "code": None, "form": {}, "made": None, "where": None}
 
@@ -49,7 +60,7 @@ class Refusal:
     sentence: str | None = None
     #: What the form shows again (what was typed).
     form: Mapping[str, str] = field(default_factory=dict)
-    box: Box = "page"
+    box: Box = Box.PAGE
     #: The refusals the page answers; any other is the error page.
     answers: tuple[type[ServiceError], ...] = (ServiceError,)
 
@@ -94,9 +105,9 @@ def refused(e: ServiceError) -> Any:
     except ServiceError as gone:  # the link stopped working meanwhile
         return service_error(gone)
     message, form = how.said(e, seat_words(page.view), page.view)
-    if how.box == "page":
+    if how.box == Box.PAGE:
         shown, status = play_page(token, page, error=message, error_code=e.code, status=e.status, form=form)
-    elif how.box == "talk":
+    elif how.box == Box.TALK:
         shown, status = play_page(token, page, talk_error=message, error_code=e.code, status=e.status, form=form)
     else:
         shown, status = play_page(token, page, status=e.status,
@@ -156,7 +167,7 @@ def play(token: str) -> Any:
 def accept(token: str) -> Any:
     view = games.accept(context(), token)  # accepting twice is accepting once
     w = seat_words(view)
-    if view.get("status") == "active":
+    if view.get("status") == games.SeatStatus.ACTIVE:
         flash(w._("You accepted — everyone is in, so the game has started. Your clan has been dealt."), "ok")
     else:
         flash(w._("You accepted the invitation. The game starts when everyone has accepted."), "ok")
@@ -209,7 +220,7 @@ def talk(token: str) -> Any:
     shown back in its box with the reason, and nothing is posted."""
     # A little over the limit is kept, so that the page can say how long it was.
     text = request.form.get("text", "")[:table_talk.MAX_TALK * 4]
-    answer_refusals(Refusal(form={"talk": text}, box="talk"))
+    answer_refusals(Refusal(form={"talk": text}, box=Box.TALK))
     view = table_talk.talk(context(), token, text)
     flash(seat_words(view)._("Your message is at the table."), "ok")
     return redirect(url_for(".play", token=token) + "#talk", 303)
@@ -243,7 +254,7 @@ def board_style(token: str) -> Any:
     answer_refusals(Refusal(N_("%(error)s Nothing was changed."), answers=(Invalid,)))
     view = games.set_board_style(context(), token, request.form.get("style", "")[:20])
     w = seat_words(view)
-    flash(w._("Saved: the board is drawn in high contrast.") if view["board_style"] == "contrast"
+    flash(w._("Saved: the board is drawn in high contrast.") if view["board_style"] == StyleName.CONTRAST
           else w._("Saved: the board is drawn in the standard style."), "ok")
     return redirect(url_for(".play", token=token) + "#style-title", 303)
 
@@ -296,7 +307,7 @@ def rematch(token: str) -> Any:
     w = seat_words(fresh)
     if not made.created:
         flash(w._("The rematch had started already: here is your seat."), "ok")
-    elif fresh["status"] == "active":
+    elif fresh["status"] == games.SeatStatus.ACTIVE:
         # Only the computer to play against: it accepted at once, and the game is on.
         flash(w._("You started a rematch against the computer: it has begun."), "ok")
     else:

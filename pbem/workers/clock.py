@@ -36,7 +36,10 @@ from ..core.db import as_utc, session_scope
 from ..inbound import handling
 from ..mail.delivery import SWEEP_GRACE, deliver, due, lease
 from ..mail.transport import transport_for
-from ..core.models import CaughtMail, Game, Inbound, Login, Outbox, ReplyToken, Seat, table_of
+from ..core import events
+from ..core.events import Event
+from ..core.models import (CaughtMail, Game, GameStatus, Inbound, InboundStatus, Login, MailChoice, Outbox,
+                           OutboxStatus, ReplyToken, Seat, table_of)
 from ..core.outbox import enqueue
 from ..core.queries import about_game, digest_news
 
@@ -55,7 +58,7 @@ def expire_deadlines(ctx: Context) -> list[int]:
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         due = session.exec(
-            select(Game.id, Game.ply).where(Game.status == "active", col(Game.deadline).is_not(None),
+            select(Game.id, Game.ply).where(Game.status == GameStatus.ACTIVE, col(Game.deadline).is_not(None),
                                             col(Game.deadline) <= now).order_by(col(Game.deadline))
         ).all()
     moved = []
@@ -88,7 +91,7 @@ def send_reminders(ctx: Context) -> list[int]:
         games = session.connection().execute(
             sqlalchemy.select(col(Game.id), col(Game.ply), col(Game.turn_seat), col(Game.turn_hours),
                               col(Game.deadline))
-            .where(col(Game.status) == "active", unreminded > now, unreminded <= horizon)
+            .where(col(Game.status) == GameStatus.ACTIVE, unreminded > now, unreminded <= horizon)
         ).all()
         candidates = []
         for game_id, ply, turn_seat, turn_hours, when in games:
@@ -103,7 +106,7 @@ def send_reminders(ctx: Context) -> list[int]:
             # scan changes ply or deadline and the claim finds nothing.
             claimed = session.exec(
                 update(Game).where(
-                    col(Game.id) == game_id, col(Game.ply) == ply, col(Game.status) == "active",
+                    col(Game.id) == game_id, col(Game.ply) == ply, col(Game.status) == GameStatus.ACTIVE,
                     col(Game.deadline) == deadline,
                     or_(col(Game.reminded_for).is_(None), col(Game.reminded_for) != deadline),
                 ).values(reminded_for=deadline)
@@ -111,9 +114,9 @@ def send_reminders(ctx: Context) -> list[int]:
             if claimed.rowcount != 1:
                 continue
             seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == turn_seat)).first()
-            if seat is None or seat.mail == "none":
+            if seat is None or seat.mail == MailChoice.NONE:
                 continue
-            row = enqueue(session, kind="reminder", event=f"remind:{ply}:{int(deadline.timestamp())}",
+            row = enqueue(session, kind="reminder", event=events.key(Event.REMIND, ply, int(deadline.timestamp())),
                           recipient=seat.email, base_url=ctx.base_url, now=now, game_id=game_id,
                           seat_id=seat.id)
             ids = [row] if row is not None else []
@@ -138,17 +141,17 @@ def send_digests(ctx: Context) -> list[int]:
     # The job runs every hour: seats that have today's digest already are left out
     # here (the outbox's unique key answers this), not looked at one by one.
     done_today = select(Outbox.id).where(
-        col(Outbox.game_id) == col(Seat.game_id), Outbox.event == f"digest:{day}",
+        col(Outbox.game_id) == col(Seat.game_id), Outbox.event == events.key(Event.DIGEST, day),
         col(Outbox.recipient) == col(Seat.email), Outbox.kind == "digest")
     with session_scope(ctx.engine) as session:
         rows = session.exec(
             select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
-            .where(Seat.mail == "digest", Game.status == "active", ~done_today.exists())
+            .where(Seat.mail == MailChoice.DIGEST, Game.status == GameStatus.ACTIVE, ~done_today.exists())
         ).all()
         for seat, game in rows:
             if session.exec(digest_news(session, seat, game).limit(1)).first() is None:
                 continue
-            row = enqueue(session, kind="digest", event=f"digest:{day}", recipient=seat.email,
+            row = enqueue(session, kind="digest", event=events.key(Event.DIGEST, day), recipient=seat.email,
                           base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
             if row is not None:
                 written.append(row)
@@ -202,7 +205,7 @@ def sweep_inbound(ctx: Context, *, handoff: Callable[[Iterable[int]], None] | No
 #: Rows :func:`prune` deletes per transaction: each batch holds its locks briefly.
 PRUNE_BATCH = 500
 #: Outbox statuses that are final (a row in one never goes back to pending).
-DONE = ("sent", "skipped", "failed")
+DONE = (OutboxStatus.SENT, OutboxStatus.SKIPPED, OutboxStatus.FAILED)
 
 
 def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
@@ -243,15 +246,15 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     accepted_lately = select(seat.c.id).where(seat.c.game_id == game.c.id, seat.c.accepted_at >= invite_cutoff)
     with ctx.engine.begin() as conn:
         expired = conn.execute(
-            update(game).where(game.c.status == "invited", game.c.created_at < invite_cutoff,
+            update(game).where(game.c.status == GameStatus.INVITED, game.c.created_at < invite_cutoff,
                                ~accepted_lately.exists())
-            .values(status="expired")
+            .values(status=GameStatus.EXPIRED)
         ).rowcount
     # The outbox first: sign-ins whose mail is deleted here are free to go below.
-    active_games = select(game.c.id).where(game.c.status == "active")
+    active_games = select(game.c.id).where(game.c.status == GameStatus.ACTIVE)
     mail = _delete_batches(ctx, outbox, and_(
         outbox.c.status.in_(DONE), func.coalesce(outbox.c.sent_at, outbox.c.created_at) < cutoff,
-        ~and_(outbox.c.kind == "digest", outbox.c.status == "sent", outbox.c.game_id.in_(active_games)),
+        ~and_(outbox.c.kind == "digest", outbox.c.status == OutboxStatus.SENT, outbox.c.game_id.in_(active_games)),
     ), batch)
     live = and_(login.c.used_at.is_not(None), login.c.ended_at.is_(None), login.c.used_at > session_since)
     logins = _delete_batches(ctx, login, and_(
@@ -266,14 +269,13 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     caught_mail = _delete_batches(ctx, caught, caught.c.created_at < cutoff, batch)
     inbound = table_of(Inbound)
     answer_waits = select(outbox.c.id).where(
-        outbox.c.status == "pending",
-        outbox.c.event == sqlalchemy.literal("inbound:") + sqlalchemy.cast(inbound.c.id, sqlalchemy.String))
+        outbox.c.status == OutboxStatus.PENDING, outbox.c.event == events.key_sql(Event.INBOUND, inbound.c.id))
     received = _delete_batches(ctx, inbound, and_(
-        inbound.c.status == "done", inbound.c.handled_at < cutoff, ~answer_waits.exists()), batch)
+        inbound.c.status == InboundStatus.DONE, inbound.c.handled_at < cutoff, ~answer_waits.exists()), batch)
     reply = table_of(ReplyToken)
     # A running game keeps all of its own: table talk's reply address is the token
     # of the turn its mail was written at, and answers to it post for the game's life.
-    running = select(game.c.id).where(game.c.id == reply.c.game_id, game.c.status == "active")
+    running = select(game.c.id).where(game.c.id == reply.c.game_id, game.c.status == GameStatus.ACTIVE)
     replies = _delete_batches(ctx, reply, and_(
         func.coalesce(reply.c.used_at, reply.c.created_at) < cutoff, ~running.exists()), batch)
     return {"games_expired": int(expired), "logins_deleted": logins, "outbox_deleted": mail,

@@ -25,6 +25,7 @@ from sqlalchemy.exc import OperationalError
 from . import clock
 from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
 from ..core.app_context import context
+from ..core.models import DeliveryOutcome
 from ..inbound import handling
 from ..mail import delivery
 from ..mail.transport import transport_for
@@ -87,7 +88,8 @@ def deliver_webhook(self: Task, outbox_id: int) -> str:
 def _deliver(self: Task, outbox_id: int) -> str:
     ctx = context()
     outcome = delivery.deliver(ctx, outbox_id, transport_for(ctx.config, ctx.engine))
-    if outcome in ("retry", "postponed") and not self.request.is_eager and self.request.retries < self.max_retries:
+    if (outcome in (DeliveryOutcome.RETRY, DeliveryOutcome.POSTPONED) and not self.request.is_eager
+            and self.request.retries < self.max_retries):
         when = delivery.next_attempt(ctx, outbox_id)
         if when is not None:
             wait = max(when - ctx.now(), timedelta(0))
