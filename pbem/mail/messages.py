@@ -25,6 +25,7 @@ import jinja2
 
 from ..words.language import DEFAULT_LANGUAGE, TAGS, translations
 from ..words import Words
+from ..core.outbox import OutboxKind
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"
 
@@ -145,6 +146,8 @@ def _environment(language: str = DEFAULT_LANGUAGE) -> jinja2.Environment:
     env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
     # The reader's words when a context brings none (its language, in UTC).
     env.globals["w"] = Words(language)
+    # Kinds are compared with their enum, never with a string of their own.
+    env.globals["OutboxKind"] = OutboxKind
     return env
 
 
