@@ -24,6 +24,7 @@ from .drawing.style import StyleName
 from .inbound.addresses import domain
 from .inbound.receiver import describe, receiver
 from .core.models import Game, MailChoice
+from .core.outbox import OutboxKind
 from .web import create_app
 from .web.mailbox import game_of
 from .core import links
@@ -156,7 +157,8 @@ def first_turn_mail(ctx: Any, game_id: str) -> tuple[str, int] | None:
     if name is None or email is None:
         return None
     with session_scope(ctx.engine) as session:
-        mails = session.exec(select(CaughtMail).where(CaughtMail.recipient == email, CaughtMail.kind == "turn")
+        mails = session.exec(select(CaughtMail)
+                             .where(CaughtMail.recipient == email, CaughtMail.kind == OutboxKind.TURN)
                              .order_by(col(CaughtMail.id))).all()
     mail = next((m for m in mails if game_of(m.raw) == game_id), None)
     return (name, int(mail.id)) if mail is not None and mail.id is not None else None

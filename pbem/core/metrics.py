@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from .models import DeliveryOutcome, Game, GameStatus, Outbox, OutboxStatus
+from .outbox import OutboxKind
 
 MOVES = Counter("pbem_moves", "Moves offered by players: accepted, or refused with the refusal's code", ["outcome"])
 MAIL = Counter("pbem_mail", "Delivery attempts of outbox rows by kind: sent, retry, failed, skipped, postponed", ["kind", "outcome"])
@@ -48,7 +49,7 @@ LOGIN_OUTCOME = "handled"
 
 
 def mail(kind: str, outcome: str) -> None:
-    if kind == "login":
+    if kind == OutboxKind.LOGIN:
         # Sent (the address plays here), skipped (it does not), retried or failed
         # (only a sent one can be): the counts would tell a watcher of /metrics
         # whether an address they asked a link for is known.  One count per mail,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,13 +15,39 @@ from sqlmodel import Session, col, select
 
 from .models import Outbox, OutboxStatus, table_of
 
-KINDS = ("invite", "turn", "reminder", "deadline", "game-over", "login", "digest", "link",
-         # Answers to mail the service received, table talk, and "we cannot reach X".
-         "reply-accepted", "reply-refused", "reply-confirm", "talk", "unreachable",
-         # A post to a game's webhook (recipient "webhook:ID"), and "we switched your webhook off".
-         "webhook", "webhook-off",
-         # "The operator cancelled this game" (pbem admin cancel).
-         "cancelled")
+
+class OutboxKind(StrEnum):
+    """What an outbox row is, stored as its value (the column is a plain string,
+    as before the enum).  What each kind of mail says, shows and answers is its
+    record in :mod:`pbem.mail.kinds`."""
+
+    INVITE = "invite"
+    TURN = "turn"
+    REMINDER = "reminder"
+    #: The autopilot moved for someone whose time ran out.
+    DEADLINE = "deadline"
+    GAME_OVER = "game-over"
+    #: A sign-in link someone asked for on a page (no game).
+    LOGIN = "login"
+    DIGEST = "digest"
+    #: A seat's new link, which they asked for on their page.
+    LINK = "link"
+    # Answers to mail the service received, table talk, and "we cannot reach X".
+    REPLY_ACCEPTED = "reply-accepted"
+    REPLY_REFUSED = "reply-refused"
+    REPLY_CONFIRM = "reply-confirm"
+    TALK = "talk"
+    UNREACHABLE = "unreachable"
+    #: A post to a game's webhook (recipient ``webhook:ID``): not a mail.
+    WEBHOOK = "webhook"
+    #: "We switched your webhook off".
+    WEBHOOK_OFF = "webhook-off"
+    #: "The operator cancelled this game" (pbem admin cancel).
+    CANCELLED = "cancelled"
+
+
+#: Every kind's value (a row read back holds a plain string).
+_VALUES = frozenset(OutboxKind)
 
 
 @lru_cache(maxsize=None)
@@ -36,7 +63,7 @@ def _insert(dialect: str) -> Any:
 def enqueue(
     session: Session,
     *,
-    kind: str,
+    kind: OutboxKind,
     event: str,
     recipient: str,
     base_url: str,
@@ -54,7 +81,7 @@ def enqueue(
     the commit), or ``None`` if it existed.  ``due``: not before then (a rate
     limit's next window); the relay's early try finds it not due, the sweep sends it.
     ``language``: for a message with no seat to take it from (a sign-in link)."""
-    assert kind in KINDS, kind
+    assert kind in _VALUES, kind  # a caller without types (a test) may hand a string
     if not recipient:
         # A seat the computer was made for has no address: it is never mailed.
         return None
@@ -68,7 +95,7 @@ def enqueue(
     domain = urlsplit(base_url).hostname or "localhost"
     conn = session.connection()
     new_id: int | None = conn.execute(_insert(conn.dialect.name), dict(
-        kind=kind, event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
+        kind=str(kind), event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
         login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
         created_at=now, next_attempt_at=due or now, status=OutboxStatus.PENDING, attempts=0, language=language,
     )).scalar_one_or_none()

@@ -13,6 +13,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from .db import as_utc
 from .models import Game, MoveRecord, Outbox, OutboxStatus, Seat, TableMessage
+from .outbox import OutboxKind
 
 
 def digest_news(session: Session, seat: Seat, game: Game, before_id: int | None = None) -> SelectOfScalar[int]:
@@ -29,7 +30,7 @@ def last_digest_at(session: Session, seat: Seat, before_id: int | None = None) -
     """When this seat's previous digest was written (its news start after it)."""
     # The seat's game narrows the search to that game's mail (an indexed column).
     query = select(Outbox.created_at).where(Outbox.game_id == seat.game_id, Outbox.seat_id == seat.id,
-                                            Outbox.kind == "digest",
+                                            Outbox.kind == OutboxKind.DIGEST,
                                             col(Outbox.status).in_([OutboxStatus.PENDING, OutboxStatus.SENT]))
     if before_id is not None:
         query = query.where(col(Outbox.id) < before_id)
@@ -42,7 +43,8 @@ def table_seen_at(session: Session, seat: Seat, before_id: int | None = None) ->
     on the seat page, which shows them), else never.  A mail that was skipped
     or failed showed nothing, so it does not count."""
     mail = select(Outbox.created_at).where(Outbox.game_id == seat.game_id, Outbox.seat_id == seat.id,
-                                           col(Outbox.kind).in_(["turn", "digest"]), Outbox.status == OutboxStatus.SENT)
+                                           col(Outbox.kind).in_([OutboxKind.TURN, OutboxKind.DIGEST]),
+                                           Outbox.status == OutboxStatus.SENT)
     if before_id is not None:
         mail = mail.where(col(Outbox.id) < before_id)
     last_mail = session.exec(mail.order_by(col(Outbox.id).desc()).limit(1)).first()

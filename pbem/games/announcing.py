@@ -14,7 +14,7 @@ from ..core.db import as_utc
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, GameStatus, MailChoice, Seat
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from . import webhook_events
 
 
@@ -47,14 +47,14 @@ def turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], pos
     posts = [] if event is None else webhook_events.enqueue_posts(session, game, event, base_url=ctx.base_url,
                                                                   now=now)
     if turn is None:  # the game is over
-        return posts + [enqueue(session, kind="game-over", event=Event.OVER, recipient=s.email, seat_id=s.id,
+        return posts + [enqueue(session, kind=OutboxKind.GAME_OVER, event=Event.OVER, recipient=s.email, seat_id=s.id,
                                 base_url=ctx.base_url, now=now, game_id=game.id)
                         for s in seats if s.bot is None]
     seat = seats[turn]
     if seat.mail != MailChoice.EVERY or seat.bot is not None:
         return posts
-    return posts + [enqueue(session, kind="turn", event=events.key(Event.PLY, position.ply), recipient=seat.email,
-                            seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
+    return posts + [enqueue(session, kind=OutboxKind.TURN, event=events.key(Event.PLY, position.ply),
+                            recipient=seat.email, seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
 
 
 def computer_turn(game: Game, seats: Sequence[Seat]) -> tuple[int, int] | None:

@@ -10,7 +10,7 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import GameStatus, MailChoice
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..rules.bots import choose_move
 from .announcing import computer_turn, hand_on
 from .computer import CLOCK_BOT_SECONDS, autopilot_seed, computer_move
@@ -51,7 +51,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
             session.add(seat)
             for s in seats:
                 if s.mail != MailChoice.NONE and s.bot is None:
-                    outbox.append(enqueue(session, kind="deadline", event=events.key(Event.AUTOPILOT, ply),
+                    outbox.append(enqueue(session, kind=OutboxKind.DEADLINE, event=events.key(Event.AUTOPILOT, ply),
                                           recipient=s.email, base_url=ctx.base_url, now=now, game_id=game_id,
                                           seat_id=s.id))
             turn = computer_turn(game, seats)

@@ -14,7 +14,7 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import GameStatus, MailChoice, Suppression
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..drawing.style import BOARD_STYLES
 from ..people.players import mailbox_hash
 from ..people.reachability import is_suppressed
@@ -111,8 +111,8 @@ def replace_seat_link(ctx: Context, token: object, *, keep_login: object = None)
         seat.token_hash = tokens.digest(tokens.derive(ctx.secret_key, "seat", seat.token_salt))
         session.add(seat)
         session.flush()
-        row = enqueue(session, kind="link", event=events.key(Event.LINK, uuid.uuid4().hex), recipient=seat.email,
-                      base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
+        row = enqueue(session, kind=OutboxKind.LINK, event=events.key(Event.LINK, uuid.uuid4().hex),
+                      recipient=seat.email, base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
         public_id = game.public_id
     ctx.relay([row])
     return public_id

@@ -19,7 +19,7 @@ from ..core.context import Context
 from ..core.db import session_scope
 from ..core.events import Event
 from ..core.models import Game, GameStatus, MailChoice, Seat, Suppression
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..people.players import BadAddress, BadName, clean_address, clean_name, suppression_hashes
 from ..rules.computer import Level
 from ..rules.deal import deal_game
@@ -199,7 +199,7 @@ def invite(ctx: Context, session: Session, game: Game, seat: Seat, now: datetime
             ctx.limit("LIMIT_INVITES", [seat.email])
         except errors.RateLimited as e:
             due = now + timedelta(seconds=e.clear_after)
-    return enqueue(session, kind="invite", event=Event.INVITE, recipient=seat.email, base_url=ctx.base_url,
+    return enqueue(session, kind=OutboxKind.INVITE, event=Event.INVITE, recipient=seat.email, base_url=ctx.base_url,
                    now=now, game_id=game.id, seat_id=seat.id, due=due)
 
 

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, Seat, Webhook
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 
 
 class WebhookEvent(StrEnum):
@@ -32,8 +32,8 @@ def recipient(webhook_id: int | None) -> str:
 
 def webhook_id_of(recipient_text: str) -> int | None:
     """The webhook a row's recipient names (``None`` if it names none)."""
-    kind, _, number = recipient_text.partition(":")
-    return int(number) if kind == "webhook" and number.isdigit() else None
+    prefix, _, number = recipient_text.partition(":")
+    return int(number) if prefix == "webhook" and number.isdigit() else None
 
 
 def event_of(ply: int, over: bool, seats: Sequence[Seat], turn: int | None) -> str | None:
@@ -53,6 +53,6 @@ def enqueue_posts(session: Session, game: Game, event: str, *, base_url: str, no
     """One outbox row per live webhook of the game for ``event``."""
     hooks = session.exec(select(Webhook.id).where(col(Webhook.game_id) == game.id,
                                                   col(Webhook.disabled_at).is_(None))).all()
-    return [enqueue(session, kind="webhook", event=event, recipient=recipient(hook_id), base_url=base_url,
+    return [enqueue(session, kind=OutboxKind.WEBHOOK, event=event, recipient=recipient(hook_id), base_url=base_url,
                     now=now, game_id=game.id)
             for hook_id in hooks]

@@ -24,9 +24,6 @@ from .reply_tokens import turn_of
 from .senders import from_address
 from .sent_mail import sent_to
 
-#: The answers to a reply.
-ANSWER_KINDS = ("reply-accepted", "reply-refused", "reply-confirm")
-
 #: What each reading problem means for the one who wrote the reply.
 PROBLEMS = {
     "empty": N_("Your reply had no text of its own above the quoted mail, so there was no move to play."),

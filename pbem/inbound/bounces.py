@@ -59,7 +59,7 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import RUNNING, Bounce, Game, GameStatus, Inbound, InboundStatus, Outbox, Seat, table_of
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..people.players import address_hash
 
 log = logging.getLogger(__name__)
@@ -298,7 +298,7 @@ def _tell_the_others(ctx: Context, session: Session, address: str, now: datetime
         if game.status == GameStatus.INVITED:
             others = [s for s in others if s.position == 0]
         # The event names the bouncing seat (an address's hash would not fit the column).
-        outbox += [enqueue(session, kind="unreachable", event=events.key(Event.UNREACHABLE, bouncing.id),
+        outbox += [enqueue(session, kind=OutboxKind.UNREACHABLE, event=events.key(Event.UNREACHABLE, bouncing.id),
                            recipient=s.email, seat_id=s.id, base_url=ctx.base_url, now=now, game_id=game.id)
                    for s in others]
     return outbox

@@ -38,7 +38,7 @@ from ..core.context import Context
 from ..core.db import session_scope
 from ..core.events import Event
 from ..core.models import Game, GameStatus, Inbound, InboundStatus, MoveRecord, ReplyToken, Seat, table_of
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..table.talk import post_talk
 from ..core import links
 from .. import games
@@ -129,22 +129,23 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
             # forwarded header: a From anyone can write is not enough.
             problem = "headers"
         if problem:
-            return _finish(ctx, session, inbound, outcome(Outcome.CONFIRM, problem), "reply-confirm", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.CONFIRM, problem), OutboxKind.REPLY_CONFIRM, seat)
         if reply.problem:
             if _REFUSAL_ID.search(header(message, "In-Reply-To")):
                 # No move again, in answer to our own refusal: most likely an
                 # auto-responder that does not say it is one. Answering would loop.
                 return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, reply.problem, UNANSWERED))
-            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, reply.problem), "reply-refused", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, reply.problem), OutboxKind.REPLY_REFUSED,
+                           seat)
         stale = "used" if token.used_at is not None else _stale(session, game, seat, token)
         if stale:
-            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, stale), "reply-refused", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, stale), OutboxKind.REPLY_REFUSED, seat)
         taken = session.connection().execute(
             update(table_of(ReplyToken)).where(table_of(ReplyToken).c.id == token.id,
                                                table_of(ReplyToken).c.used_at.is_(None))
             .values(used_at=ctx.now()))
         if taken.rowcount != 1:
-            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, "used"), "reply-refused", seat)
+            return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, "used"), OutboxKind.REPLY_REFUSED, seat)
         inbound.outcome = APPLYING
     assert reply.move is not None and token.id is not None
     return _Plan(links.seat_token(ctx, seat), token.id, token.ply, reply.move,
@@ -173,7 +174,7 @@ def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
             except errors.ServiceError:
                 done_as = outcome(Outcome.ACCEPTED, Outcome.TALK_REFUSED)
                 talk_mail = []
-        done = _finish(ctx, session, inbound, done_as, "reply-accepted", seat)
+        done = _finish(ctx, session, inbound, done_as, OutboxKind.REPLY_ACCEPTED, seat)
         # The others' talk mail goes with the answer, not at the next sweep.
         return _Done(done.outcome, done.outbox + talk_mail)
     if isinstance(refused, errors.MoveRefused):
@@ -183,7 +184,7 @@ def _after_move(ctx: Context, session: Session, inbound_id: int, plan: _Plan,
         why: tuple[str, ...] = (RULES, refused.code)
     else:
         why = (_stale(session, game, seat, token) or refused.code,)
-    return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, *why), "reply-refused", seat)
+    return _finish(ctx, session, inbound, outcome(Outcome.REFUSED, *why), OutboxKind.REPLY_REFUSED, seat)
 
 
 def _stale(session: Session, game: Game, seat: Seat, token: ReplyToken) -> str | None:
@@ -206,7 +207,7 @@ def move_record(session: Session, game: Game, ply: int) -> MoveRecord | None:
     return session.exec(select(MoveRecord).where(MoveRecord.game_id == game.id, MoveRecord.ply == ply)).first()
 
 
-def _finish(ctx: Context, session: Session, inbound: Inbound, outcome: str, answer: str | None = None,
+def _finish(ctx: Context, session: Session, inbound: Inbound, outcome: str, answer: OutboxKind | None = None,
             seat: Seat | None = None) -> _Done:
     """The message is handled: its outcome stored and its answer (if any) in
     the outbox, in the same transaction."""

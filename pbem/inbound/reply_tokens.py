@@ -31,6 +31,7 @@ from sqlmodel import Session, col, select
 from ..core import events, tokens
 from ..core.context import Context
 from ..core.models import Inbound, Outbox, ReplyToken, Seat, table_of
+from ..core.outbox import OutboxKind
 from . import addresses
 from .addresses import AddressKind
 from .received import MESSAGE_ID, header, headers
@@ -39,10 +40,9 @@ from .received import MESSAGE_ID, header, headers
 PURPOSE = "reply"
 #: The local part of a reply address: ``move+TOKEN``.
 PREFIX = "move+"
-#: The kinds of mail that carry a reply address (a turn's token).
-TOKEN_KINDS = ("turn", "reminder", "reply-refused")
-#: The mails that carry a reply address and keep a fingerprint of what they said.
-REMEMBERED_KINDS = (*TOKEN_KINDS, "talk")
+#: The mails that carry a reply address (a seat's token) and keep a fingerprint of
+#: what they said: those whose records in ``pbem.mail.kinds`` say ``carries_token``.
+REMEMBERED_KINDS = frozenset({OutboxKind.TURN, OutboxKind.REMINDER, OutboxKind.REPLY_REFUSED, OutboxKind.TALK})
 
 _TOKEN = r"[a-z0-9_-]{43}"
 _RECIPIENT_TOKEN = re.compile(rf"(?:move|talk)\+({_TOKEN})", re.IGNORECASE)
@@ -141,7 +141,7 @@ def _by_message_id(session: Session, message_id: str) -> ReplyToken | None:
     if sent is None or sent.seat_id is None or sent.kind not in REMEMBERED_KINDS:
         return None
     query = select(ReplyToken).where(ReplyToken.seat_id == sent.seat_id)
-    if sent.kind in ("turn", "reminder"):
+    if sent.kind in (OutboxKind.TURN, OutboxKind.REMINDER):
         ply = events.ply_of(sent.event)
         if ply is None:
             return None

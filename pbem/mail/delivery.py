@@ -22,6 +22,7 @@ from ..core.db import as_utc, session_scope
 from ..core import metrics
 from ..table import webhooks
 from ..core.models import DeliveryOutcome, Outbox, OutboxStatus, table_of
+from ..core.outbox import OutboxKind
 from ..core.queries import about_game
 from . import webhook_http
 from .compose import Postponed, compose
@@ -107,7 +108,7 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
             # Building the message is inside the try too: a database that went away
             # (or a message that cannot be built) is retried, and given up on after
             # MAX_ATTEMPTS like a server that keeps refusing.
-            if row.kind == "webhook":
+            if row.kind == OutboxKind.WEBHOOK:
                 most = WEBHOOK_MAX_ATTEMPTS
                 post = compose_post(ctx, session, row)
                 message = None

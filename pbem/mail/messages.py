@@ -25,6 +25,7 @@ import jinja2
 
 from ..words.language import DEFAULT_LANGUAGE, TAGS, translations
 from ..words import Words
+from ..core.outbox import OutboxKind
 from ..drawing.style import LOOK
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"
@@ -148,6 +149,8 @@ def _environment(language: str = DEFAULT_LANGUAGE) -> jinja2.Environment:
     env.globals["w"] = Words(language)
     # The colours and font of the mails, from the one palette (mail clients need literal values).
     env.globals["look"] = LOOK
+    # Kinds are compared with their enum, never with a string of their own.
+    env.globals["OutboxKind"] = OutboxKind
     return env
 
 

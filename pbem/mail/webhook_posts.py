@@ -32,6 +32,7 @@ from ..drawing.picture import board_png
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, GameStatus, Outbox, Seat, Webhook, WebhookKind
+from ..core.outbox import OutboxKind
 from ..rules import classic_board
 from ..rules.views import View
 from ..games.webhook_events import WebhookEvent, webhook_id_of
@@ -58,7 +59,8 @@ def webhook_rows(ctx: Context, ids: list[int]) -> list[int]:
     if not ids:
         return []
     with session_scope(ctx.engine) as session:
-        found = session.exec(select(Outbox.id).where(col(Outbox.id).in_(ids), Outbox.kind == "webhook")).all()
+        found = session.exec(select(Outbox.id).where(col(Outbox.id).in_(ids),
+                                                     Outbox.kind == OutboxKind.WEBHOOK)).all()
     return [i for i in found if i is not None]
 
 

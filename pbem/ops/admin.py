@@ -30,7 +30,7 @@ from ..core.db import as_utc, session_scope
 from ..core.events import Event
 from ..core.models import (RUNNING, CaughtMail, Game, GameStatus, Inbound, Login, MailChoice, MoveRecord, Outbox,
                            OutboxStatus, Rating, Seat, Suppression, Webhook)
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..people.players import BadAddress, address_hash, clean_address, mailbox_hash
 from ..people import reachability
 from .. import games
@@ -235,13 +235,13 @@ def _tell_cancelled(ctx: Context, session: Session, game: Game, seats: Sequence[
     session.exec(update(Outbox).where(col(Outbox.game_id) == game.id, col(Outbox.status) == OutboxStatus.PENDING)
                  .values(status=OutboxStatus.SKIPPED, last_error="game cancelled"))
     invited = set(session.exec(select(Outbox.seat_id).where(
-        Outbox.game_id == game.id, Outbox.kind == "invite", Outbox.status == OutboxStatus.SENT)).all())
+        Outbox.game_id == game.id, Outbox.kind == OutboxKind.INVITE, Outbox.status == OutboxStatus.SENT)).all())
     game.status = GameStatus.CANCELLED
     game.finished_at = now
     game.deadline = None
     session.add(game)
     session.flush()
-    return [enqueue(session, kind="cancelled", event=Event.CANCELLED, recipient=s.email, base_url=ctx.base_url,
+    return [enqueue(session, kind=OutboxKind.CANCELLED, event=Event.CANCELLED, recipient=s.email, base_url=ctx.base_url,
                     now=now, game_id=game.id, seat_id=s.id)
             for s in seats if s.bot is None and s.email
             and (started or s.accepted_at is not None or s.id in invited)]
@@ -411,7 +411,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
         hooks = list(session.exec(select(Webhook.id).where(col(Webhook.seat_id).in_(seat_ids))).all())
         if hooks:
             counts["outbox"] += session.exec(delete(Outbox).where(
-                col(Outbox.kind) == "webhook", col(Outbox.status) == OutboxStatus.PENDING,
+                col(Outbox.kind) == OutboxKind.WEBHOOK, col(Outbox.status) == OutboxStatus.PENDING,
                 col(Outbox.recipient).in_([webhook_events.recipient(h) for h in hooks]))).rowcount
             counts["webhooks"] = session.exec(delete(Webhook).where(col(Webhook.id).in_(hooks))).rowcount
         counts["logins"] = session.exec(delete(Login).where(col(Login.email) == address)).rowcount

@@ -15,7 +15,7 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import Login, Outbox, OutboxStatus, Seat
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from .players import BadAddress, clean_address
 from ..words import N_
 from ..words.language import DEFAULT_LANGUAGE
@@ -41,8 +41,8 @@ def request_login(ctx: Context, email: object, language: str = DEFAULT_LANGUAGE)
         return ctx.now() + timedelta(seconds=e.clear_after)
     now = ctx.now()
     with session_scope(ctx.engine) as session:
-        row = enqueue(session, kind="login", event=events.key(Event.LOGIN, uuid.uuid4().hex), recipient=address,
-                      base_url=ctx.base_url, now=now, language=language)
+        row = enqueue(session, kind=OutboxKind.LOGIN, event=events.key(Event.LOGIN, uuid.uuid4().hex),
+                      recipient=address, base_url=ctx.base_url, now=now, language=language)
     ctx.relay([row])
     return None
 
@@ -54,7 +54,7 @@ def new_login(ctx: Context, session: Session, address: str) -> Login | None:
     # game an anonymous visitor started (and nobody confirmed) names addresses
     # that never heard of us.
     accepted = select(Seat.id).where(col(Seat.email) == address, col(Seat.accepted_at).is_not(None))
-    invited = select(Outbox.id).where(col(Outbox.recipient) == address, col(Outbox.kind) == "invite",
+    invited = select(Outbox.id).where(col(Outbox.recipient) == address, col(Outbox.kind) == OutboxKind.INVITE,
                                       col(Outbox.status) == OutboxStatus.SENT)
     if session.exec(accepted).first() is None and session.exec(invited).first() is None:
         return None

@@ -26,7 +26,7 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, GameStatus, MailChoice, Seat, TableMessage
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game, game_and_seats
 from pbem.games.views import game_view
@@ -155,7 +155,7 @@ def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: 
     session.add(message)
     session.flush()
     assert message.id is not None  # the flush gave it one
-    rows = [enqueue(session, kind="talk", event=events.key(Event.TALK, message.id), recipient=s.email,
+    rows = [enqueue(session, kind=OutboxKind.TALK, event=events.key(Event.TALK, message.id), recipient=s.email,
                     base_url=ctx.base_url, now=now, game_id=game.id, seat_id=s.id)
             for s in seats if s.id != seat.id and wants_talk_mail(s)]
     if outbox is not None:

@@ -31,7 +31,7 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import RUNNING, Game, Seat, Webhook, WebhookKind
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from pbem.games.lookup import refuse_computer_seat, seat_and_game
 from .webhook_targets import Target, check_target
 from ..words import N_
@@ -323,7 +323,7 @@ def failed(ctx: Context, webhook_id: int, error: str) -> bool:
             seat = session.get(Seat, hook.seat_id)
             # Not to a seat the computer plays now, nor to no address.
             if seat is not None and seat.bot is None and seat.email:
-                row = enqueue(session, kind="webhook-off", event=events.key(Event.WEBHOOK_OFF, webhook_id),
+                row = enqueue(session, kind=OutboxKind.WEBHOOK_OFF, event=events.key(Event.WEBHOOK_OFF, webhook_id),
                               recipient=seat.email, base_url=ctx.base_url, now=now, game_id=hook.game_id,
                               seat_id=seat.id)
             public_id = session.exec(select(Game.public_id).where(col(Game.id) == hook.game_id)).first()

@@ -40,7 +40,7 @@ from ..core import events
 from ..core.events import Event
 from ..core.models import (CaughtMail, Game, GameStatus, Inbound, InboundStatus, Login, MailChoice, Outbox,
                            OutboxStatus, ReplyToken, Seat, table_of)
-from ..core.outbox import enqueue
+from ..core.outbox import OutboxKind, enqueue
 from ..core.queries import about_game, digest_news
 
 log = logging.getLogger(__name__)
@@ -116,9 +116,9 @@ def send_reminders(ctx: Context) -> list[int]:
             seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == turn_seat)).first()
             if seat is None or seat.mail == MailChoice.NONE:
                 continue
-            row = enqueue(session, kind="reminder", event=events.key(Event.REMIND, ply, int(deadline.timestamp())),
-                          recipient=seat.email, base_url=ctx.base_url, now=now, game_id=game_id,
-                          seat_id=seat.id)
+            row = enqueue(session, kind=OutboxKind.REMINDER,
+                          event=events.key(Event.REMIND, ply, int(deadline.timestamp())), recipient=seat.email,
+                          base_url=ctx.base_url, now=now, game_id=game_id, seat_id=seat.id)
             ids = [row] if row is not None else []
         ctx.relay(ids)
         written += ids
@@ -142,7 +142,7 @@ def send_digests(ctx: Context) -> list[int]:
     # here (the outbox's unique key answers this), not looked at one by one.
     done_today = select(Outbox.id).where(
         col(Outbox.game_id) == col(Seat.game_id), Outbox.event == events.key(Event.DIGEST, day),
-        col(Outbox.recipient) == col(Seat.email), Outbox.kind == "digest")
+        col(Outbox.recipient) == col(Seat.email), Outbox.kind == OutboxKind.DIGEST)
     with session_scope(ctx.engine) as session:
         rows = session.exec(
             select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id))
@@ -151,7 +151,7 @@ def send_digests(ctx: Context) -> list[int]:
         for seat, game in rows:
             if session.exec(digest_news(session, seat, game).limit(1)).first() is None:
                 continue
-            row = enqueue(session, kind="digest", event=events.key(Event.DIGEST, day), recipient=seat.email,
+            row = enqueue(session, kind=OutboxKind.DIGEST, event=events.key(Event.DIGEST, day), recipient=seat.email,
                           base_url=ctx.base_url, now=now, game_id=game.id, seat_id=seat.id)
             if row is not None:
                 written.append(row)
@@ -254,7 +254,8 @@ def prune(ctx: Context, *, batch: int = PRUNE_BATCH) -> dict[str, int]:
     active_games = select(game.c.id).where(game.c.status == GameStatus.ACTIVE)
     mail = _delete_batches(ctx, outbox, and_(
         outbox.c.status.in_(DONE), func.coalesce(outbox.c.sent_at, outbox.c.created_at) < cutoff,
-        ~and_(outbox.c.kind == "digest", outbox.c.status == OutboxStatus.SENT, outbox.c.game_id.in_(active_games)),
+        ~and_(outbox.c.kind == OutboxKind.DIGEST, outbox.c.status == OutboxStatus.SENT,
+              outbox.c.game_id.in_(active_games)),
     ), batch)
     live = and_(login.c.used_at.is_not(None), login.c.ended_at.is_(None), login.c.used_at > session_since)
     logins = _delete_batches(ctx, login, and_(

@@ -21,7 +21,7 @@ from pbem.table import talk
 from pbem.core.db import session_scope
 from pbem.mail import messages
 from pbem.core.models import CaughtMail, Game, Seat
-from pbem.core.outbox import KINDS
+from pbem.core.outbox import OutboxKind
 from pbem.web import create_app
 from sqlalchemy import update
 from sqlmodel import col, select
@@ -100,7 +100,7 @@ def main() -> None:
                 environment.get_template(f"{kind}.html")
     print(json.dumps({
         "package": pbem.__file__, "cwd": os.getcwd(), "path": sys.path, "pages": pages, "css": len(css),
-        "mail": built, "templates": templates, "kinds": list(KINDS),
+        "mail": built, "templates": templates, "kinds": list(OutboxKind),
     }))
 
 

@@ -1,0 +1,399 @@
+"""What each kind of mail is, in one record per kind: whether the world still
+wants it when it is about to go, what it shows (the board, the reader's moves,
+the table talk), whether it carries a reply address or answers a reply, and what
+its templates need beyond the reader's view of the game.
+
+:func:`pbem.mail.compose.compose` builds every mail through its record, so a new
+kind is an :class:`~pbem.core.outbox.OutboxKind`, a record here and its pair of
+templates, ``templates/mail/KIND.txt`` (the first line is the subject) and
+``KIND.html``.  The one kind that is no mail, ``webhook``, is a post
+(:mod:`pbem.mail.webhook_posts`) and has no record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+from urllib.parse import urlsplit
+
+from sqlalchemy import bindparam, update
+from sqlmodel import Session
+
+from ..core import events, links
+from ..core.context import Context
+from ..core.db import as_utc
+from ..core.events import Event
+from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox, Seat, TableMessage, Webhook,
+                           table_of)
+from ..core.outbox import OutboxKind
+from ..core.queries import digest_news
+from ..people import signin
+from ..rules.views import SeatView
+from ..table import webhooks
+from ..words import Words, move_text
+
+_OUTBOX = table_of(Outbox)
+# Built once: a sign-in row keeps the link it sends.
+_KEEP_LOGIN = (update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"))
+               .values(login_id=bindparam("the_login")))
+
+
+@dataclass(frozen=True)
+class Mailing:
+    """What a mail about a game is built from: its row, the game and its seats as
+    they stand, the reader's seat, their view of the game and their words, and
+    (for an answer to a reply) what the answer says."""
+
+    ctx: Context
+    session: Session
+    row: Outbox
+    game: Game
+    seats: Sequence[Seat]
+    seat: Seat
+    view: SeatView
+    w: Words
+    answer: dict[str, Any]
+
+
+class SignInMail:
+    """The one mail about no game: a sign-in link someone asked for on a page."""
+
+    kind: ClassVar[OutboxKind] = OutboxKind.LOGIN
+    #: Sent even to an address that bounces: the one asking is there now, and
+    #: it is their way back to their seats.
+    asked_for: ClassVar[bool] = True
+
+    def context(self, ctx: Context, session: Session, row: Outbox, w: Words) -> dict[str, Any] | None:
+        """What the templates say, or ``None`` once the link is spent or
+        expired (or the address has no games)."""
+        login = _login_of(ctx, session, row)
+        if login is None or login.used_at is not None or as_utc(login.expires_at) <= ctx.now():
+            return None
+        return {"link": signin.login_link(ctx, login), "minutes": ctx.config["LOGIN_MINUTES"],
+                "base_url": ctx.base_url, "kind": row.kind, "w": w}
+
+
+class GameMail:
+    """A mail about a game to one of its seats.  The defaults are the plainest
+    such mail (news about a move that stays made); each kind says what differs."""
+
+    kind: ClassVar[OutboxKind]
+    #: Sent even to an address that bounces (see :class:`SignInMail`).
+    asked_for: ClassVar[bool] = False
+    #: Stopped by the seat's "no mail" setting: news of play.  The others go
+    #: whatever it says (the result of a game, an answer to their own mail, ...).
+    heeds_mail_setting: ClassVar[bool] = True
+    #: Waits while its reader is on their seat page (``pbem.table.watching``):
+    #: the page says it is their turn already.
+    waits_while_present: ClassVar[bool] = False
+    #: Shows the board: as text, and as the inline PNG in the HTML part.
+    shows_board: ClassVar[bool] = False
+    #: Offers the reader's legal moves with their effects, this epoch's terrains
+    #: and close-ups of the board legible on a phone: enough to decide.
+    offers_moves: ClassVar[bool] = False
+    #: Lists, a line each, the moves the seat may play now.
+    lists_legal_moves: ClassVar[bool] = False
+    #: Shows the table talk written since the reader last had it.
+    shows_table: ClassVar[bool] = False
+    #: Answers a mail the service received, and threads under it
+    #: (what it says: :func:`pbem.inbound.answers.answer`).
+    answers_reply: ClassVar[bool] = False
+    #: Carries a reply address (a seat's reply token) and keeps a fingerprint of
+    #: what it said: ``pbem.inbound.reply_tokens.REMEMBERED_KINDS``, which finds the
+    #: token again by its Message-ID, names the same kinds.
+    carries_token: ClassVar[bool] = False
+    #: A reply to it goes to the table (``talk+TOKEN@``) and is never played.
+    replies_to_table: ClassVar[bool] = False
+
+    def still_wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        """Whether the world still calls for this message (checked just before sending)."""
+        if self.heeds_mail_setting and seat.mail == MailChoice.NONE:
+            return False
+        return self.wanted(ctx, row, game, seat)
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        """The kind's own part of :meth:`still_wanted`."""
+        return True
+
+    def reply_ply(self, m: Mailing) -> int | None:
+        """The turn (its ply) whose reply token the mail carries, if it carries one now."""
+        return None
+
+    def since_ply(self, m: Mailing) -> int:
+        """The first ply of the history the mail calls new: by default, the one
+        after the reader's own last move."""
+        return _last_turn_ply(m.view, m.seat.position)
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        """What the kind's templates need beyond the reader's view (``context``,
+        built so far), or ``None`` if what it tells of is gone."""
+        return {}
+
+
+class InviteMail(GameMail):
+    kind = OutboxKind.INVITE
+    heeds_mail_setting = False
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        # Late (e.g. the broker was down) but still useful unless they accepted already.
+        return game.status in RUNNING and seat.accepted_at is None
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        # Who asked: the one who started the game sits at 0 until it starts.
+        creator = m.seats[0]
+        return dict(confirming=m.seat.position == 0, inviter=creator.name, inviter_email=creator.email,
+                    # Nobody is invited after the confirmation when the others are computers.
+                    only_computers=all(s.bot for s in m.seats if s.id != m.seat.id),
+                    never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
+
+
+class TurnMail(GameMail):
+    """Your turn (event ``ply:PLY``): sent while it still is, with everything
+    needed to decide and a reply address to answer with the move."""
+
+    kind = OutboxKind.TURN
+    waits_while_present = True
+    shows_board = True
+    offers_moves = True
+    shows_table = True
+    carries_token = True
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return (game.status == GameStatus.ACTIVE and row.event == events.key(Event.PLY, game.ply)
+                and game.turn_seat == seat.position and seat.mail == MailChoice.EVERY)
+
+    def reply_ply(self, m: Mailing) -> int | None:
+        return event_ply(m.row.event)
+
+
+class ReminderMail(GameMail):
+    """The turn mail again as the deadline comes near (event ``remind:PLY:...``):
+    the same moves, and the reply token of the same turn."""
+
+    kind = OutboxKind.REMINDER
+    waits_while_present = True
+    shows_board = True
+    offers_moves = True
+    carries_token = True
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        deadline = as_utc(game.deadline)
+        return (game.status == GameStatus.ACTIVE and game.ply == event_ply(row.event)
+                and game.turn_seat == seat.position and deadline is not None and ctx.now() < deadline)
+
+    def reply_ply(self, m: Mailing) -> int | None:
+        return event_ply(m.row.event)
+
+
+class DeadlineMail(GameMail):
+    """The autopilot moved for someone whose time ran out (event ``autopilot:PLY``):
+    news about a move that stays made."""
+
+    kind = OutboxKind.DEADLINE
+    shows_board = True
+
+    def since_ply(self, m: Mailing) -> int:
+        return len(m.view["history"])
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        return _autopilot_context(m.view, context["history"], event_ply(m.row.event), m.seat.position)
+
+
+class GameOverMail(GameMail):
+    """The result: the game's record, which goes once to every player (it never
+    waits while they are on their page)."""
+
+    kind = OutboxKind.GAME_OVER
+    heeds_mail_setting = False  # even to one who turned turn mail off
+    shows_board = True
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return game.status == GameStatus.FINISHED
+
+
+class CancelledMail(GameMail):
+    kind = OutboxKind.CANCELLED
+    heeds_mail_setting = False  # like the result, the end of a game goes to every player
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return game.status == GameStatus.CANCELLED
+
+
+class DigestMail(GameMail):
+    kind = OutboxKind.DIGEST
+    shows_board = True
+    shows_table = True
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return seat.mail == MailChoice.DIGEST
+
+    def since_ply(self, m: Mailing) -> int:
+        """The first ply made after this seat's previous digest (its news)."""
+        first = m.session.exec(digest_news(m.session, m.seat, m.game, before_id=m.row.id).limit(1)).first()
+        return m.game.ply if first is None else int(first)
+
+
+class LinkMail(GameMail):
+    """A seat's new link: they asked for it; only the newest link works, and it
+    is built now."""
+
+    kind = OutboxKind.LINK
+    asked_for = True
+    heeds_mail_setting = False
+
+
+class AnswerMail(GameMail):
+    """An answer to a reply: it goes whatever their turn-mail setting."""
+
+    heeds_mail_setting = False
+    answers_reply = True
+
+
+class ReplyAcceptedMail(AnswerMail):
+    kind = OutboxKind.REPLY_ACCEPTED
+    shows_board = True
+
+    def since_ply(self, m: Mailing) -> int:
+        return int(m.answer["token_ply"])
+
+
+class ReplyRefusedMail(AnswerMail):
+    kind = OutboxKind.REPLY_REFUSED
+    shows_board = True
+    lists_legal_moves = True
+    carries_token = True
+
+    def reply_ply(self, m: Mailing) -> int | None:
+        # While the turn is still open, a corrected reply may use the token again.
+        return int(m.answer["token_ply"]) if m.answer.get("retry") else None
+
+
+class ReplyConfirmMail(AnswerMail):
+    kind = OutboxKind.REPLY_CONFIRM
+
+
+class TalkMail(GameMail):
+    """What another player said at the table (event ``talk:ID``)."""
+
+    kind = OutboxKind.TALK
+    carries_token = True
+    replies_to_table = True
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return seat.talk_mail  # they may have turned it off since
+
+    def reply_ply(self, m: Mailing) -> int | None:
+        # An answer to the talk goes back to the table (talk+TOKEN@), never played.
+        return m.game.ply
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        said = _talk_of(m.session, m.row, m.game, m.seat)
+        if said is None:
+            return None
+        author = next((s.name for s in m.seats if s.id == said.seat_id), "")
+        # What the author typed and their name: nothing that could tell a clan.
+        return dict(author=author, said=said.text, said_at=m.w.when(as_utc(said.created_at)),
+                    # Unsubscribing from the chatter must not stop the turn mail.
+                    unsubscribe=context["unsubscribe"] + "/talk")
+
+
+class UnreachableMail(GameMail):
+    """Mail to another player of the game bounces (event ``unreachable:SEAT``)."""
+
+    kind = OutboxKind.UNREACHABLE
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return game.status in RUNNING
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        bouncing = next((s for s in m.seats if m.row.event == events.key(Event.UNREACHABLE, s.id)), None)
+        if bouncing is None:
+            return None
+        return dict(unreachable=bouncing.name, starting=m.game.status == GameStatus.INVITED)
+
+
+class WebhookOffMail(GameMail):
+    """The webhook a seat set was switched off (event ``webhook-off:ID``)."""
+
+    kind = OutboxKind.WEBHOOK_OFF
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        hook = m.session.get(Webhook, event_id(m.row.event))
+        if hook is None or hook.game_id != m.game.id:
+            return None  # removed since: nothing to tell
+        shown = webhooks.shown_error(hook.last_error)
+        return dict(webhook_host=urlsplit(hook.url).hostname or "", webhook_kind=hook.kind,
+                    webhook_error=m.w._(shown) if shown else "")
+
+
+#: Every kind of mail by its kind.
+RECORDS: dict[OutboxKind, SignInMail | GameMail] = {
+    record.kind: record for record in (
+        SignInMail(), InviteMail(), TurnMail(), ReminderMail(), DeadlineMail(), GameOverMail(), CancelledMail(),
+        DigestMail(), LinkMail(), ReplyAcceptedMail(), ReplyRefusedMail(), ReplyConfirmMail(), TalkMail(),
+        UnreachableMail(), WebhookOffMail())}
+
+
+def record_of(kind: str) -> SignInMail | GameMail:
+    """The record of an outbox row's kind (``KeyError`` for one that is no mail)."""
+    return RECORDS[OutboxKind(kind)]
+
+
+def event_ply(event: str) -> int:
+    """The ply in an event key such as ``ply:12``, ``remind:12:1700000000`` (-1 for none)."""
+    found = events.ply_of(event)
+    return -1 if found is None else found
+
+
+def event_id(event: str) -> int:
+    """The id in an event key such as ``inbound:12`` (-1 for none)."""
+    found = events.id_of(event)
+    return -1 if found is None else found
+
+
+def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:
+    """The sign-in link a ``login`` row sends: written on its first attempt, if
+    the address has games (the request itself did the same work for every
+    address), and kept with the row for later attempts."""
+    if row.login_id is not None:
+        return session.get(Login, row.login_id)
+    login = signin.new_login(ctx, session, row.recipient)
+    if login is not None:
+        session.connection().execute(_KEEP_LOGIN, {"row_id": row.id, "the_login": login.id})
+    return login
+
+
+def _talk_of(session: Session, row: Outbox, game: Game, seat: Seat) -> TableMessage | None:
+    """The table message a ``talk`` row (event ``talk:ID``) sends, if it is still
+    this game's and someone else's."""
+    message_id = events.id_of(row.event)
+    if message_id is None:
+        return None
+    said = session.get(TableMessage, message_id)
+    if said is None or said.game_id != game.id or said.seat_id == seat.id:
+        return None
+    return said
+
+
+def _last_turn_ply(view: SeatView, position: int) -> int:
+    """The ply after this seat's last own move (0 if they have not moved)."""
+    last = 0
+    for h in view["history"]:
+        if h["seat"] == position:
+            last = h["ply"]
+    return last
+
+
+def _autopilot_context(view: SeatView, lines: list[str], ply: int, position: int) -> dict[str, Any]:
+    """What the deadline mail says about the autopilot's move at ``ply`` (``lines``:
+    the history in words)."""
+    history = view["history"]
+    entry = history[ply] if 0 <= ply < len(history) else None
+    absent = entry is not None and view["players"][entry["seat"]]["absent"]
+    return {
+        "autopilot_for": entry["player"] if entry else "",
+        "autopilot_you": entry is not None and entry["seat"] == position,
+        "autopilot_move": move_text(entry["move"]) if entry else "",
+        "autopilot_line": lines[ply] if entry else "",
+        "autopilot_absent": absent,
+        "autopilot_ply": ply + 1,
+    }
