@@ -42,6 +42,7 @@ import logging
 import re
 from datetime import datetime, timedelta
 from email.message import Message
+from enum import StrEnum
 from typing import Any, Iterator, Mapping
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -138,12 +139,19 @@ def _own_parts(part: Message) -> Iterator[Message]:
             yield from _own_parts(sub)
 
 
-def _severity(code: str) -> str | None:
-    return {"5": "hard", "4": "soft"}.get(code[:1])
+class Severity(StrEnum):
+    """How badly a delivery failed: for good (5.x.x), or for now (4.x.x, or delayed)."""
+
+    HARD = "hard"
+    SOFT = "soft"
 
 
-def classify(message: Message) -> tuple[str | None, str]:
-    """What a bounce says of the delivery: ``"hard"``, ``"soft"`` or ``None``
+def _severity(code: str) -> Severity | None:
+    return {"5": Severity.HARD, "4": Severity.SOFT}.get(code[:1])
+
+
+def classify(message: Message) -> tuple[Severity | None, str]:
+    """What a bounce says of the delivery: :class:`Severity` or ``None``
     (not a failure: a success notice, an auto-reply, anything else), and the
     status in a few words.
 
@@ -151,7 +159,7 @@ def classify(message: Message) -> tuple[str | None, str]:
     read per recipient: ``Action: failed`` with a 5.x.x status (or none) is
     hard, with 4.x.x (given up after retrying) soft, and ``Action: delayed``
     soft.  Other bounces are read for an enhanced status code in their text."""
-    worst: tuple[str | None, str] = (None, "")
+    worst: tuple[Severity | None, str] = (None, "")
     reports = [p for p in _own_parts(message) if p.get_content_type() == "message/delivery-status"]
     for report in reports:
         blocks = report.get_payload()
@@ -162,13 +170,13 @@ def classify(message: Message) -> tuple[str | None, str]:
             found = _STATUS.search(str(block.get("Status", "")))
             code = found.group(0) if found else ""
             if action == "failed":
-                severity = _severity(code) if code else "hard"
+                severity = _severity(code) if code else Severity.HARD
             elif action == "delayed":
-                severity = "soft"
+                severity = Severity.SOFT
             else:
                 continue  # delivered, relayed, expanded
             said = " ".join(f"{code} {block.get('Diagnostic-Code', '')}".split())
-            if worst[0] != "hard":
+            if worst[0] != Severity.HARD:
                 worst = (severity, said)
     if reports:
         return worst
@@ -245,7 +253,7 @@ def _record(ctx: Context, session: Session, inbound: Inbound, now: datetime) -> 
     bounce = _bounce_row(session, address_hash(row.recipient), now)
     was_bouncing = bounce.bouncing_at is not None
     bounce.last_status = said[:200] or None
-    if severity == "hard":
+    if severity == Severity.HARD:
         bounce.bouncing_at = bounce.bouncing_at or now
     elif not _counted_before(ctx, session, inbound, outbox_id):
         window = timedelta(days=int(ctx.config["RETENTION_DAYS"]))
@@ -261,7 +269,7 @@ def _record(ctx: Context, session: Session, inbound: Inbound, now: datetime) -> 
     if not was_bouncing and bounce.bouncing_at is not None:
         log.info("outbox %s bounced (%s): the address is now unreachable", outbox_id, said)
         outbox = _tell_the_others(ctx, session, row.recipient, now)
-    return (HARD if severity == "hard" else SOFT), outbox
+    return (HARD if severity == Severity.HARD else SOFT), outbox
 
 
 def _bounce_row(session: Session, digest: str, now: datetime) -> Bounce:

@@ -21,6 +21,7 @@ from flask import flash, g, redirect, render_template, request, session, url_for
 from ..core.app_context import context
 from ..drawing.style import StyleName
 from ..core.errors import Conflict, Invalid, RateLimited, ServiceError, Unauthorized
+from ..rules.computer import Level
 from ..rules.views import SeatView
 from ..table import rematch as rematches, talk as table_talk
 from ..table.seat_page import SeatPage, seat_page
@@ -135,7 +136,8 @@ def play_page(token: str, page: SeatPage | None = None, *, error: str | None = N
     return render_template("play.html", view=view, error=error, error_code=error_code, rematch=page.rematch,
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            time_zones=time_zones(), table=page.table, talk_error=talk_error,
-                           max_talk=table_talk.MAX_TALK, levels=LEVELS, version=page.version,
+                           max_talk=table_talk.MAX_TALK, levels=LEVELS, default_level=Level.MEDIUM,
+                           version=page.version,
                            webhooks=page.webhooks, webhook_answer={**_NO_WEBHOOK_ANSWER, **(webhook_answer or {})},
                            seat_data=_seat_data(view, page.table, w, ctx.config["PRESENCE_SECONDS"]),
                            **game_parts(view, token)), status
