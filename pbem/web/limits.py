@@ -24,6 +24,7 @@ from typing import Sequence
 
 from flask import Flask, current_app, request
 from flask_limiter import Limiter
+from flask_limiter.constants import ConfigVars
 from flask_limiter.util import get_remote_address
 from limits import parse_many
 from limits.storage import MemoryStorage
@@ -35,15 +36,28 @@ from ..words import N_
 
 log = logging.getLogger(__name__)
 
+#: Flask-Limiter's own settings that have it count every request, in hooks it
+#: runs before and after each one.  The service sets none of them (its limits are
+#: counted where they apply, by :class:`Limits`); a deployment or a test may.
+REQUEST_LIMITS = (ConfigVars.DEFAULT_LIMITS, ConfigVars.APPLICATION_LIMITS, ConfigVars.META_LIMITS)
+
 
 class Limits:
     def __init__(self, app: Flask) -> None:
         self.config = app.config
         broker = str(app.config["BROKER_URL"])
         storage = app.config["RATELIMIT_STORAGE_URL"] or (broker if broker.startswith("redis") else "memory://")
-        self.extension = Limiter(key_func=get_remote_address, app=app, storage_uri=storage,
+        self.extension = Limiter(key_func=get_remote_address, storage_uri=storage,
                                  storage_options={"socket_timeout": 2, "socket_connect_timeout": 2}
                                  if storage.startswith("redis") else {})
+        if not any(app.config.get(key) for key in REQUEST_LIMITS):
+            # With no limit on every request, Flask-Limiter's three hooks (before,
+            # after, teardown) would only find nothing to count on each of them, a
+            # fifth of a millisecond of every move.  It adds them once per app,
+            # unless the app already lists the limiter: listing it first keeps
+            # them out, and it still sets up its store and strategy for us.
+            app.extensions.setdefault("limiter", set()).add(self.extension)
+        self.extension.init_app(app)
         self.fallback = FixedWindowRateLimiter(MemoryStorage())
         app.extensions["pbem_limits"] = self
 

@@ -3,7 +3,8 @@ that removing one fails a test: a limit store that is down does not open the
 door, "never email me again" and games started signed in are limited, an
 IPv4 client is one client whether it comes as IPv4 or IPv4-mapped IPv6,
 X-Forwarded-For counts only behind a trusted proxy, and the windows hold on the
-real Redis store, shared by every process, as well as in memory."""
+real Redis store, shared by every process, as well as in memory; Flask-Limiter's
+per-request hooks run only when a limit on every request is set."""
 
 from __future__ import annotations
 
@@ -178,3 +179,34 @@ def test_on_redis_a_window_ends_and_the_client_may_start_again(make_app: Any, re
         assert time.monotonic() < deadline, "the window never ended"
         time.sleep(0.2)
     assert code == 201
+
+
+# -- Flask-Limiter's own limits, on every request --------------------------------------------
+
+
+def _limiter_hooks(app: Any) -> list[Any]:
+    """Flask-Limiter's hooks on every request of ``app`` (a bound method of the
+    limiter, or a partial over it)."""
+    limiter = app.extensions["pbem_limits"].extension
+    hooks = [*app.before_request_funcs.get(None, []), *app.after_request_funcs.get(None, []),
+             *app.teardown_request_funcs.get(None, [])]
+    return [h for h in hooks if getattr(h, "__self__", None) is limiter or limiter in getattr(h, "args", ())]
+
+
+def test_without_a_limit_on_every_request_no_request_runs_the_limiters_hooks(make_app: Any) -> None:
+    """The service's limits are counted where they apply: with no default limit
+    set, no request pays for Flask-Limiter's hooks, and those limits still hold."""
+    app = make_app()
+    assert _limiter_hooks(app) == []
+    assert [start(app.test_client(), "198.51.100.70") for _ in range(6)] == [201] * 5 + [429]
+
+
+def test_a_default_limit_still_counts_every_request(make_app: Any) -> None:
+    """A deployment that sets Flask-Limiter's default limit gets it: every page
+    counted, the health probes not."""
+    app = make_app(RATELIMIT_DEFAULT="2 per minute")
+    assert len(_limiter_hooks(app)) == 3
+    client = app.test_client()
+    environ = {"REMOTE_ADDR": "198.51.100.71"}
+    assert [client.get("/", environ_base=environ).status_code for _ in range(3)] == [200, 200, 429]
+    assert client.get("/healthz", environ_base=environ).status_code == 200
