@@ -6,6 +6,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Sequence, overload
 
+from sqlalchemy import bindparam
 from sqlalchemy.orm import object_session
 from sqlmodel import Session, col, select
 
@@ -112,6 +113,12 @@ def absent(seat: Seat) -> bool:
     return seat.autopilot_streak >= 3 and seat.bot is None
 
 
+# Which of some addresses bounce: asked for every seat's view (each move's
+# answer), and it mostly finds none.  Built once, as pbem.games.lookup's are.
+_BOUNCING = select(Bounce.address_hash).where(col(Bounce.address_hash).in_(bindparam("hashes", expanding=True)),
+                                              col(Bounce.bouncing_at).is_not(None))
+
+
 def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
     """The seats whose address bounces, read in the transaction that loaded the
     viewer's seat (every caller of ``game_view`` holds one)."""
@@ -119,8 +126,7 @@ def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
     if not isinstance(session, Session):
         return set()
     hashes = {address_hash(s.email): s.id for s in seats}
-    found = session.exec(select(Bounce.address_hash).where(
-        col(Bounce.address_hash).in_(list(hashes)), col(Bounce.bouncing_at).is_not(None))).all()
+    found = session.exec(_BOUNCING, params={"hashes": list(hashes)}).all()
     return {hashes[h] for h in found}
 
 

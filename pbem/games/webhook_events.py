@@ -10,6 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Sequence
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from ..core import events
@@ -49,10 +50,16 @@ def event_of(ply: int, over: bool, seats: Sequence[Seat], turn: int | None) -> s
     return events.key(Event.PLY, ply)
 
 
+# A game's live webhooks: asked on every move, and most games have none.  Built
+# once (as pbem.games.lookup's statements are): building and keying it anew
+# cost more than the query that finds nothing.
+_LIVE_WEBHOOKS = select(Webhook.id).where(col(Webhook.game_id) == bindparam("game_id"),
+                                          col(Webhook.disabled_at).is_(None))
+
+
 def enqueue_posts(session: Session, game: Game, event: str, *, base_url: str, now: datetime) -> list[int | None]:
     """One outbox row per live webhook of the game for ``event``."""
-    hooks = session.exec(select(Webhook.id).where(col(Webhook.game_id) == game.id,
-                                                  col(Webhook.disabled_at).is_(None))).all()
+    hooks = session.exec(_LIVE_WEBHOOKS, params={"game_id": game.id}).all()
     return [enqueue(session, kind=OutboxKind.WEBHOOK, event=event, recipient=recipient(hook_id), base_url=base_url,
                     now=now, game_id=game.id)
             for hook_id in hooks]

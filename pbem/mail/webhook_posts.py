@@ -23,6 +23,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from pbem import games
@@ -53,14 +54,19 @@ class Post:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+# Asked by the relay after every move, and it mostly finds none.  Built once (as
+# pbem.games.lookup's statements are).
+_WEBHOOK_ROWS = select(Outbox.id).where(col(Outbox.id).in_(bindparam("ids", expanding=True)),
+                                        Outbox.kind == OutboxKind.WEBHOOK)
+
+
 def webhook_rows(ctx: Context, ids: list[int]) -> list[int]:
     """Which of these outbox rows are webhook posts (for the relay, which sends
     them to a queue of their own)."""
     if not ids:
         return []
     with session_scope(ctx.engine) as session:
-        found = session.exec(select(Outbox.id).where(col(Outbox.id).in_(ids),
-                                                     Outbox.kind == OutboxKind.WEBHOOK)).all()
+        found = session.exec(_WEBHOOK_ROWS, params={"ids": ids}).all()
     return [i for i in found if i is not None]
 
 

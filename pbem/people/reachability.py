@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from ..core.models import Bounce, Suppression
 from .players import address_hash, suppression_hashes
 
 
+# Asked before (nearly) every mail is sent, and they mostly find nothing.  Built once
+# (as pbem.games.lookup's are): building and keying them anew cost more than
+# the queries themselves.
+_SUPPRESSED = select(Suppression.id).where(col(Suppression.address_hash).in_(bindparam("hashes", expanding=True)))
+_BOUNCING = select(Bounce.id).where(col(Bounce.address_hash) == bindparam("digest"),
+                                    col(Bounce.bouncing_at).is_not(None))
+
+
 def is_suppressed(session: Session, address: str) -> bool:
     """Whether the address's mailbox is on the never-mail list (any ``+tag`` of it, any case)."""
-    return session.exec(select(Suppression.id).where(
-        col(Suppression.address_hash).in_(suppression_hashes(address)))).first() is not None
+    return session.exec(_SUPPRESSED, params={"hashes": suppression_hashes(address)}).first() is not None
 
 
 def is_unreachable(session: Session, address: str) -> bool:
     """Whether mail to the address bounces (:mod:`pbem.bounces`): it gets no more."""
-    return session.exec(select(Bounce.id).where(Bounce.address_hash == address_hash(address),
-                                                col(Bounce.bouncing_at).is_not(None))).first() is not None
+    return session.exec(_BOUNCING, params={"digest": address_hash(address)}).first() is not None
