@@ -1,3 +1,4 @@
-"""Background work: the Celery tasks and the clock they run.
+"""Background work: the Celery tasks, the clock they run, and the Redis broker they
+publish through.
 
 May import: mail, inbound, table, games, people, core, words, drawing, rules."""

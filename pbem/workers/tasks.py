@@ -22,7 +22,7 @@ from celery.signals import celeryd_after_setup
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
-from . import clock
+from . import broker as redis_broker, clock
 from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
 from ..core.app_context import context
 from ..core.models import DeliveryOutcome
@@ -289,6 +289,9 @@ def celery_init_app(app: Flask) -> Celery:
     celery.pbem_paused_until = 0.0  # see relay()
     celery.conf.update(
         broker_url=broker or "memory://localhost/",
+        # A Redis broker through kombu's transport with its client held
+        # (pbem.workers.broker): the same messages, built for less.
+        broker_transport=redis_broker.TRANSPORT if str(broker).startswith("redis://") else None,
         task_always_eager=not broker,
         task_ignore_result=True,
         task_acks_late=True,

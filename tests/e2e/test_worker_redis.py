@@ -273,6 +273,34 @@ def test_what_the_sweep_hands_on_expires_by_the_next_sweep(database_url: str, sm
         empty(broker)
 
 
+def test_a_channel_publishes_through_the_one_client_it_holds(database_url: str, smtp: SmtpServer) -> None:
+    """kombu would build a Redis client for every message (pbem.workers.broker): a
+    channel holds one over its pool, and makes another when kombu replaces the
+    pool (after a fork); the task is published as before."""
+    import json
+
+    from pbem.web import create_app
+
+    broker = broker_db(redis_db(2))
+    app = create_app(smtp.config(database_url, BROKER_URL=broker))
+    celery = app.extensions["celery"]
+    try:
+        with celery.connection_for_write() as conn:
+            channel = conn.default_channel
+            with channel.conn_or_acquire() as first, channel.conn_or_acquire() as again:
+                assert first is again
+            channel._after_fork()
+            with channel.conn_or_acquire() as after_fork:
+                assert after_fork is not first and after_fork.ping()
+        with app.app_context():
+            celery.tasks["pbem.deliver"].apply_async((1,), retry=False)
+        (raw,) = redis.Redis.from_url(broker).lrange("celery", 0, -1)
+        assert json.loads(raw)["headers"]["task"] == "pbem.deliver"
+    finally:
+        app.extensions["pbem"].engine.dispose()
+        empty(broker)
+
+
 def test_a_worker_given_its_queues_takes_the_clocks_first(caplog: pytest.LogCaptureFixture) -> None:
     """``-Q celery,clock`` keeps the order given: the clock's queue is moved first; a
     worker without it is told that beat's tasks need another."""
