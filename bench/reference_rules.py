@@ -228,18 +228,6 @@ def play_randomly(game: RefGame, rng: random.Random) -> None:
         game.play(s, t)
 
 
-def bench_playouts(seconds: float = 3.0, seed: int = 1) -> tuple[int, float, int]:
-    """Random full games on the classic board for about ``seconds``, from the same 64 deals
-    ``pbem.rules.playout.bench_playouts`` uses: (playouts, seconds, moves)."""
-    from pbem.rules.deal import deal_game
-    from pbem.rules.playout import PLAYERS, time_playouts
-
-    rng = random.Random(seed)
-    board = RefBoard.classic()
-    starts = [from_deal(board, deal_game(PLAYERS, rng)) for _ in range(64)]
-    timed = time_playouts(starts, lambda g: g.copy(), play_randomly, rng, seconds)
-    return timed.playouts, timed.seconds, timed.moves
-
 
 #: The refusals of a conformance record that are about the rules (the rest are about the
 #: record's form, which the reference does not read).

@@ -1,6 +1,7 @@
-"""4. Rules: random playouts per second of ``pbem.rules`` against the plain reference in
-:mod:`bench.reference_rules` (same deals, same policy: a uniformly random legal move,
-default village order), after checking that the two agree on whole games."""
+"""4. Rules: random playouts per second of ``pbem.rules`` (the random finish the search
+plays) against the plainest playout, :mod:`pbem.rules.plain` (same deals, same policy: a
+uniformly random legal move, default village order, scores only), after checking that the
+reference in :mod:`bench.reference_rules` agrees with the engine on whole games."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from typing import Any, Callable
 
 from .common import Figure
 from .reference_rules import agreement, conformance
-from .reference_rules import bench_playouts as reference_playouts
 
 
 def run(*, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
-    from pbem.rules.playout import bench_playouts
+    from pbem.rules.playout import bench_plain, bench_playouts
 
     problems = agreement(range(1, 6)) + agreement(range(6, 9), ("ann", "bob")) + \
         agreement(range(9, 11), ("ann", "bob", "cid", "dee"))
@@ -23,12 +23,13 @@ def run(*, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[
         f"villages) and with the {cases} rules cases of tests/conformance_data")
     seconds = 1.5 if quick else 5.0
     ours = bench_playouts(seconds)
-    n, elapsed, moves = reference_playouts(seconds)
+    plain = bench_plain(seconds)
+    n, elapsed, moves = plain.playouts, plain.seconds, plain.moves
     ref = n / elapsed
     say(f"rules: pbem {ours.per_second:.0f} playouts/s ({ours.moves / ours.playouts:.1f} moves each), "
-        f"reference {ref:.0f} playouts/s ({moves / n:.1f} moves each)")
+        f"the plain playout {ref:.0f} playouts/s ({moves / n:.1f} moves each)")
     figure = Figure("rules: random playouts", ours.per_second, "playouts/s", 10.0, "min-ratio", ref,
-                    "plain reference", note=f"{seconds:g} s each, 3 players, classic board")
+                    "plain playout", note=f"{seconds:g} s each, 3 players, classic board")
     return [figure], {"rules": {"pbem": {"playouts": ours.playouts, "seconds": ours.seconds, "moves": ours.moves},
-                                "reference": {"playouts": n, "seconds": elapsed, "moves": moves},
+                                "plain": {"playouts": n, "seconds": elapsed, "moves": moves},
                                 "agreement_games": 10, "conformance_cases": cases}}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from .ops import admin_cli
 from .core.config import UnsafeConfig, load_config
 from .core.errors import ServiceError
-from .rules.playout import autopilot_match, bench_playouts
+from .rules.playout import autopilot_match, bench_plain, bench_playouts
 from .rules.record import replay_text
 
 if TYPE_CHECKING:
@@ -97,15 +97,23 @@ def _replay(args: argparse.Namespace) -> int:
     return status
 
 
+#: ``pbem bench rules``' goal: the engine's playouts against the plainest one.
+RULES_GOAL = 10.0
+
+
 def _bench(args: argparse.Namespace) -> int:
     result = bench_playouts(args.seconds)
+    floor = bench_plain(args.seconds)
+    ratio = result.per_second / floor.per_second
     print(f"games: {result.playouts}  moves/game: {result.moves / result.playouts:.1f}  "
           f"seconds: {result.seconds:.2f}")
+    print(f"plain playout (the floor): {floor.per_second:.0f}/s, {floor.moves / floor.playouts:.1f} moves/game")
     if args.bot_games:
         stats = autopilot_match(args.bot_games)
         print(f"autopilot: won {stats.wins}/{stats.games} ({stats.win_rate:.1%}) against a random mover; "
               f"move time median {stats.median_ms:.2f} ms, max {stats.max_ms:.2f} ms")
-    print(f"playouts/s: {result.per_second:.0f}")
+    print(f"playouts/s: {result.per_second:.0f}  ({ratio:.1f}x the plain playout; goal {RULES_GOAL:g}x: "
+          f"{'pass' if ratio >= RULES_GOAL else 'MISS'})")
     return 0
 
 

@@ -138,10 +138,15 @@ class Game:
         # (Territories only ever empty, so edges are only ever dropped.)
         self._edges: list[int] = []
         self._slot = [0] * len(board.edges)
+        # Each occupied territory's number of occupied neighbours: a small-int
+        # count, so a move finds its villages without a wide mask operation.
+        self._deg = [0] * n
         for e, (a, b) in enumerate(board.edges):
             if occ >> a & 1 and occ >> b & 1:
                 self._slot[e] = len(self._edges)
                 self._edges.append(e)
+                self._deg[a] += 1
+                self._deg[b] += 1
 
     # -- reading the position -------------------------------------------------
 
@@ -364,7 +369,7 @@ class Game:
         occ = self._occ ^ bit
         self._occ = occ
         live = self._live ^ bit
-        nbr, edges, slot = self._nbr, self._edges, self._slot
+        edges, slot, deg = self._edges, self._slot, self._deg
         # The source's occupied neighbours (the target among them) lose their edge
         # to it; those left with no occupied neighbour are the new villages.
         lonely = 0
@@ -376,7 +381,9 @@ class Game:
                     k = slot[e]
                     edges[k] = last
                     slot[last] = k
-                if not nbr[u] & occ:
+                d = deg[u] - 1
+                deg[u] = d
+                if not d:
                     lonely |= 1 << u
         move = self._moves[s][t]
         if lonely:
@@ -485,6 +492,7 @@ class Game:
         other._packed = self._packed[:]
         other._edges = self._edges[:]
         other._slot = self._slot[:]
+        other._deg = self._deg[:]
         other.villages = self.villages[:]
         other.clan_scores = self.clan_scores[:]
         other.chips = self.chips[:]

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .bots import ranked_moves
-from .game import Game
 from .knowledge import game_from_view, unknown_clans
 from .move import Move
+from .playout import Finish, random_finish
 from .tables import CLAN_INDEX
 from .views import PlayerView
 
@@ -71,15 +71,18 @@ def search_move(view: PlayerView, rng: random.Random, budget: Budget = Budget()
     totals = [0.0] * len(candidates)
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
     played = 0
+    # Each candidate's position after its move, made once: a random finish
+    # leaves the position it starts from as it was.
+    after = []
+    for _, move, order in candidates:
+        game = root.copy()
+        game.push(move, order)
+        after.append(game)
     while played + len(candidates) <= budget.playouts:
         clans = sample_clans(view, rng)
         seed = rng.getrandbits(64)
-        for k, (_, move, order) in enumerate(candidates):
-            game = root.copy()
-            game.clans = clans
-            game.push(move, order)
-            game._play_randomly(random.Random(seed))
-            totals[k] += _margin(game, seat)
+        for k, game in enumerate(after):
+            totals[k] += _margin(random_finish(game, random.Random(seed)), clans, seat)
         played += len(candidates)
         if deadline is not None and time.perf_counter() >= deadline:
             break
@@ -87,10 +90,10 @@ def search_move(view: PlayerView, rng: random.Random, budget: Budget = Budget()
     return candidates[best][1], candidates[best][2]
 
 
-def _margin(game: Game, seat: int) -> float:
+def _margin(finish: Finish, clans: Sequence[str | None], seat: int) -> float:
     """How far the seat's final score is above the best of the others'."""
-    scores = game.clan_scores
-    finals = [scores[CLAN_INDEX[c]] + chips for c, chips in zip(game.clans, game.chips) if c is not None]
+    scores = finish.clan_scores
+    finals = [scores[CLAN_INDEX[c]] + chips for c, chips in zip(clans, finish.chips) if c is not None]
     mine = finals[seat]
     others = max(f for i, f in enumerate(finals) if i != seat)
     return mine - others
