@@ -5,8 +5,9 @@ since the reader last had them)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import SelectOfScalar
@@ -37,23 +38,38 @@ def last_digest_at(session: Session, seat: Seat, before_id: int | None = None) -
     return as_utc(session.exec(query.order_by(col(Outbox.id).desc()).limit(1)).first())
 
 
-def table_seen_at(session: Session, seat: Seat, before_id: int | None = None) -> datetime | None:
-    """When this seat last had the table before it: the last turn mail or digest
-    that went to it (they show the new messages), else its own last move (made
-    on the seat page, which shows them), else never.  A mail that was skipped
-    or failed showed nothing, so it does not count."""
+def _seen_mail(seat: Seat, before_id: int | None) -> SelectOfScalar[datetime]:
     mail = select(Outbox.created_at).where(Outbox.game_id == seat.game_id, Outbox.seat_id == seat.id,
                                            col(Outbox.kind).in_([OutboxKind.TURN, OutboxKind.DIGEST]),
                                            Outbox.status == OutboxStatus.SENT)
     if before_id is not None:
         mail = mail.where(col(Outbox.id) < before_id)
-    last_mail = session.exec(mail.order_by(col(Outbox.id).desc()).limit(1)).first()
+    return mail.order_by(col(Outbox.id).desc()).limit(1)
+
+
+def _seen_move(seat: Seat) -> SelectOfScalar[datetime]:
+    return select(MoveRecord.created_at).where(
+        MoveRecord.game_id == seat.game_id, MoveRecord.position == seat.position,
+        col(MoveRecord.by_autopilot).is_(False)).order_by(col(MoveRecord.ply).desc()).limit(1)
+
+
+def table_seen_at(session: Session, seat: Seat, before_id: int | None = None) -> datetime | None:
+    """When this seat last had the table before it: the last turn mail or digest
+    that went to it (they show the new messages), else its own last move (made
+    on the seat page, which shows them), else never.  A mail that was skipped
+    or failed showed nothing, so it does not count."""
+    last_mail = session.exec(_seen_mail(seat, before_id)).first()
     if last_mail is not None:
         return as_utc(last_mail)
-    moved = session.exec(select(MoveRecord.created_at).where(
-        MoveRecord.game_id == seat.game_id, MoveRecord.position == seat.position,
-        col(MoveRecord.by_autopilot).is_(False)).order_by(col(MoveRecord.ply).desc()).limit(1)).first()
-    return as_utc(moved)
+    return as_utc(session.exec(_seen_move(seat)).first())
+
+
+def table_news_unseen(session: Session, seat: Seat, before_id: int | None = None,
+                      limit: int = 20) -> tuple[list[tuple[str, str, datetime]], int]:
+    """:func:`table_news` since :func:`table_seen_at`, asked in one statement: a
+    turn mail asks it for a table that mostly has nothing new."""
+    since = func.coalesce(_seen_mail(seat, before_id).scalar_subquery(), _seen_move(seat).scalar_subquery())
+    return _news(session, seat, since, limit)
 
 
 def table_news(session: Session, seat: Seat, since: datetime | None,
@@ -61,18 +77,28 @@ def table_news(session: Session, seat: Seat, since: datetime | None,
     """The table messages of the seat's game written by the others after
     ``since`` (all of them for ``None``): the newest ``limit`` as (author,
     text, time), oldest first, and how many earlier ones there are besides."""
+    return _news(session, seat, since, limit)
+
+
+def _news(session: Session, seat: Seat, since: Any, limit: int) -> tuple[list[tuple[str, str, datetime]], int]:
+    # ``since``: a time, None (all), or an SQL expression that may be NULL (all).
+    after: Any = None
+    if isinstance(since, datetime):
+        after = col(TableMessage.created_at) > since
+    elif since is not None:
+        after = or_(since.is_(None), col(TableMessage.created_at) > since)
     query = (select(Seat.name, TableMessage.text, TableMessage.created_at)
              .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
              .where(TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id))
-    if since is not None:
-        query = query.where(col(TableMessage.created_at) > since)
+    if after is not None:
+        query = query.where(after)
     rows = list(session.exec(query.order_by(col(TableMessage.id).desc()).limit(limit + 1)))
     more = 0
     if len(rows) > limit:
         count = select(func.count()).select_from(TableMessage).where(
             TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id)
-        if since is not None:
-            count = count.where(col(TableMessage.created_at) > since)
+        if after is not None:
+            count = count.where(after)
         more = int(session.exec(count).one()) - limit
         rows = rows[:limit]
     news = []

@@ -64,25 +64,31 @@ def _derive(ctx: Context, salt: str) -> str:
     return tokens.derive(ctx.secret_key, PURPOSE, salt).lower()
 
 
-def _insert(dialect: str) -> Any:
+def _upsert(dialect: str) -> Any:
+    """Make the row unless it is there, and give its salt either way: the update
+    on a conflict changes nothing, but makes RETURNING name the row that was
+    there (DO NOTHING returns nothing), so a turn's token costs one statement."""
     insert = pg_insert if dialect == "postgresql" else sqlite_insert
-    return insert(table_of(ReplyToken)).on_conflict_do_nothing()
+    table = table_of(ReplyToken)
+    statement = insert(table)
+    return statement.on_conflict_do_update(
+        index_elements=[table.c.seat_id, table.c.ply], set_={"seat_id": statement.excluded.seat_id},
+    ).returning(table.c.token_salt)
+
+
+_UPSERT = {dialect: _upsert(dialect) for dialect in ("postgresql", "sqlite")}
 
 
 def reply_token(ctx: Context, session: Session, seat: Seat, ply: int) -> str:
     """The reply token of a seat's turn at ``ply``, made the first time it is
     asked for (in the caller's transaction; two workers asking at once get the
     same one)."""
-    query = select(ReplyToken).where(ReplyToken.seat_id == seat.id, ReplyToken.ply == ply)
-    row = session.exec(query).first()
-    if row is None:
-        salt = tokens.new_salt()
-        conn = session.connection()
-        conn.execute(_insert(conn.dialect.name), dict(
-            game_id=seat.game_id, seat_id=seat.id, ply=ply, token_salt=salt,
-            token_hash=tokens.digest(_derive(ctx, salt)), created_at=ctx.now(), used_at=None))
-        row = session.exec(query).one()
-    return _derive(ctx, row.token_salt)
+    salt = tokens.new_salt()
+    conn = session.connection()
+    stored = conn.execute(_UPSERT[conn.dialect.name], dict(
+        game_id=seat.game_id, seat_id=seat.id, ply=ply, token_salt=salt,
+        token_hash=tokens.digest(_derive(ctx, salt)), created_at=ctx.now(), used_at=None)).scalar_one()
+    return _derive(ctx, stored)
 
 
 def reply_address(ctx: Context, token: str) -> str:

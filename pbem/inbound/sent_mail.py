@@ -13,12 +13,11 @@ from datetime import datetime
 from email.message import EmailMessage
 from urllib.parse import urlsplit
 
-from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from ..core import tokens
 from ..core.context import Context
-from ..core.models import Outbox, Seat, table_of
+from ..core.models import Outbox, Seat
 from ..rules import CLANS
 from ..words import Words
 from ..words.language import LANGUAGES
@@ -33,12 +32,10 @@ def _fingerprint_key(ctx: Context) -> bytes:
     return tokens.derive(ctx.secret_key, "mail-fingerprint", "").encode()
 
 
-def remember(ctx: Context, session: Session, row_id: int | None, message: EmailMessage) -> None:
-    """Keep, with its outbox row, a fingerprint of what a mail with a reply
-    address says (its subject, text and HTML as text), in the caller's
-    transaction: a reply's talk is cut where it repeats any of it."""
-    if row_id is None:
-        return
+def fingerprint(ctx: Context, message: EmailMessage) -> bytes:
+    """A fingerprint of what a mail with a reply address says (its subject, text
+    and HTML as text), kept with its outbox row when it is sent: a reply's talk
+    is cut where it repeats any of it."""
     texts = [str(message.get("Subject", ""))]
     for kind in ("plain", "html"):
         part = message.get_body((kind,))
@@ -46,9 +43,7 @@ def remember(ctx: Context, session: Session, row_id: int | None, message: EmailM
             continue
         text = part.get_content() if isinstance(part, EmailMessage) else ""
         texts.append(message_text.html_to_text(text) if kind == "html" else text)
-    session.connection().execute(
-        update(table_of(Outbox)).where(table_of(Outbox).c.id == row_id)
-        .values(fingerprint=guard.fingerprint(texts, _fingerprint_key(ctx))))
+    return guard.fingerprint(texts, _fingerprint_key(ctx))
 
 
 def sent_to(ctx: Context, session: Session, seat: Seat, before: datetime | None = None) -> guard.Sent:

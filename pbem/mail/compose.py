@@ -10,12 +10,12 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..inbound import answers, reply_tokens, sent_mail
+from ..inbound import answers, reply_tokens
 from ..games import unsubscribing
 from ..table import watching
 from ..core.context import Context
 from ..core.models import Outbox, Seat
-from ..core.queries import table_news, table_seen_at
+from ..core.queries import table_news_unseen
 from ..rules import classic_board
 from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
@@ -51,10 +51,8 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     record = kinds.record_of(row.kind)
     envelope: dict[str, Any] = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
                                     message_id=row.message_id, kind=row.kind)
-    if reachability.is_suppressed(session, row.recipient):
-        return None  # they asked never to be mailed again
-    if not record.asked_for and reachability.is_unreachable(session, row.recipient):
-        return None  # their mail bounces (pbem.inbound.bounces)
+    if reachability.mail_stopped(session, row.recipient, bounces_count=not record.asked_for):
+        return None  # they asked never to be mailed again, or their mail bounces (pbem.inbound.bounces)
     if isinstance(record, kinds.SignInMail):
         w = Words(row.language or "en")
         signing_in = record.context(ctx, session, row, w)
@@ -119,9 +117,6 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     context["has_board"] = picture is not None
     message = messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
                              picture=picture, close_ups=close_ups, language=w.language)
-    if envelope.get("reply_to"):
-        # What it says is kept as a fingerprint: a reply posts none of it to the table.
-        sent_mail.remember(ctx, session, row.id, message)
     return message
 
 
@@ -167,7 +162,7 @@ def move_context(view: SeatView, w: Words, effects: list[MoveEffect] | None = No
 def _table_context(session: Session, row: Outbox, seat: Seat, w: Words) -> dict[str, Any]:
     """The table talk a turn mail or digest shows: the others' messages since the
     reader last had the table (see :func:`pbem.core.queries.table_seen_at`)."""
-    news, more = table_news(session, seat, table_seen_at(session, seat, before_id=row.id), TABLE_IN_MAIL)
+    news, more = table_news_unseen(session, seat, before_id=row.id, limit=TABLE_IN_MAIL)
     return {"table": [{"author": author, "text": text, "when": w.when(at)} for author, text, at in news],
             "table_more": more}
 

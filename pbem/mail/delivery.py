@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
+from ..inbound import sent_mail
 from ..inbound.bounces import return_path
 from ..core.config import DEFAULTS
 from ..core.context import Context
@@ -93,6 +94,7 @@ def deliver(ctx: Context, outbox_id: int, transport: Transport) -> DeliveryOutco
 def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str, str]) -> DeliveryOutcome:
     attempts: int | None = None
     game_row: int | None = None
+    fingerprint: bytes | None = None
     leased = False
     # A webhook's row is a post (pbem.mail.webhook_posts), sent over HTTP.
     post: Post | None = None
@@ -128,6 +130,11 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
             webhook_http.send(post, ctx.config)
         else:
             assert message is not None
+            # A mail with a reply address is kept as a fingerprint of what it
+            # says, written with the mark that it went: a reply posts none of it
+            # to the table (pbem.inbound.sent_mail).
+            if message["Reply-To"] is not None:
+                fingerprint = sent_mail.fingerprint(ctx, message)
             # VERP: a bounce names the row it is about (pbem.inbound.bounces reads it).
             transport.send(message, return_path=return_path(ctx.config, outbox_id))
     except PermanentFailure as e:
@@ -149,19 +156,20 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
         log.warning("outbox %s not delivered (attempt %s): %s", outbox_id, attempts, e,
                     extra=about_game(ctx.engine, game_row))
         return DeliveryOutcome.RETRY if status == OutboxStatus.PENDING else DeliveryOutcome.FAILED
-    _mark_sent(ctx, outbox_id)
+    _mark_sent(ctx, outbox_id, fingerprint)
     if post is not None:
         webhooks.delivered(ctx, post.webhook_id)
     return DeliveryOutcome.SENT
 
 
-def _mark_sent(ctx: Context, outbox_id: int) -> None:
-    """The server has the message: record it, trying again through a short database
-    outage (a restart, a fail-over).  Given up, the row would stay leased and the
-    sweep would send the message a second time once the lease is over."""
+def _mark_sent(ctx: Context, outbox_id: int, fingerprint: bytes | None) -> None:
+    """The server has the message: record it (with its fingerprint, if it has a
+    reply address), trying again through a short database outage (a restart, a
+    fail-over).  Given up, the row would stay leased and the sweep would send the
+    message a second time once the lease is over."""
     for delay in (*MARK_SENT_DELAYS, None):
         try:
-            _finish(ctx, outbox_id, OutboxStatus.SENT, None)
+            _finish(ctx, outbox_id, OutboxStatus.SENT, None, fingerprint=fingerprint)
             return
         except OperationalError as e:
             if delay is None:
@@ -181,8 +189,11 @@ def _mark(conn: Connection, outbox_id: int, **values: Any) -> None:
 
 
 def _finish(ctx: Context, outbox_id: int, status: OutboxStatus, error: str | None,
-            retry_at: datetime | None = None, *, count_attempt: bool = False) -> None:
+            retry_at: datetime | None = None, *, count_attempt: bool = False,
+            fingerprint: bytes | None = None) -> None:
     values: dict[str, Any] = {"status": status, "last_error": error}
+    if fingerprint is not None:
+        values["fingerprint"] = fingerprint
     if status == OutboxStatus.SENT:
         values["sent_at"] = ctx.now()
     if retry_at is not None:

@@ -17,6 +17,18 @@ _BOUNCING = select(Bounce.id).where(col(Bounce.address_hash) == bindparam("diges
                                     col(Bounce.bouncing_at).is_not(None))
 
 
+# Both at once, before each mail: one statement, not two.
+_STOPPED = select(_SUPPRESSED.exists().label("suppressed"), _BOUNCING.exists().label("bouncing"))
+
+
+def mail_stopped(session: Session, address: str, *, bounces_count: bool) -> bool:
+    """Whether mail to the address must not go: it is on the never-mail list, or
+    (when ``bounces_count``: not for mail the person asked for) it bounces."""
+    suppressed, bouncing = session.exec(_STOPPED, params={
+        "hashes": suppression_hashes(address), "digest": address_hash(address)}).one()
+    return bool(suppressed or (bounces_count and bouncing))
+
+
 def is_suppressed(session: Session, address: str) -> bool:
     """Whether the address's mailbox is on the never-mail list (any ``+tag`` of it, any case)."""
     return session.exec(_SUPPRESSED, params={"hashes": suppression_hashes(address)}).first() is not None
