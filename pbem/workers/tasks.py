@@ -23,6 +23,7 @@ from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
 from . import broker as redis_broker, clock
+from .handoff import Handoff
 from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
 from ..core.app_context import context
 from ..core.models import DeliveryOutcome
@@ -227,9 +228,13 @@ def _publish(task_name: str, what: str, ids: Iterable[int], expires: float | Non
         log.info("%s %s left for the sweep (broker failed recently)", what, ", ".join(map(str, ids)))
         return
     task = celery.tasks[task_name]
+    handoff = celery.pbem_handoff
     for n, row_id in enumerate(ids):
         try:
-            task.apply_async((row_id,), retry=False, expires=expires)
+            if handoff is not None:
+                handoff.publish(task, row_id, expires)
+            else:
+                task.apply_async((row_id,), retry=False, expires=expires)
         except Exception as e:  # noqa: BLE001 - broker down: the sweep catches up
             # One failure is enough to know: don't make the caller wait for each row.
             celery.pbem_paused_until = time.monotonic() + float(current_app.config["BROKER_PAUSE"])
@@ -287,6 +292,8 @@ def celery_init_app(app: Flask) -> Celery:
     timeout = float(app.config["BROKER_TIMEOUT"])
     celery = Celery(app.name, task_cls=FlaskTask)
     celery.pbem_paused_until = 0.0  # see relay()
+    # Outbox rows go to a Redis broker as Celery would write them, for less (handoff.py).
+    celery.pbem_handoff = Handoff(celery, broker, timeout) if str(broker).startswith("redis://") else None
     celery.conf.update(
         broker_url=broker or "memory://localhost/",
         # A Redis broker through kombu's transport with its client held

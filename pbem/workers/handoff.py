@@ -1,0 +1,83 @@
+"""Handing a row to the workers through a Redis broker: the message Celery would
+write, written for less.
+
+After each move the relay publishes one message per outbox row.  Through
+``apply_async`` that cost about a millisecond of the move's three (issue 34):
+routing the task name anew, ``saferepr`` of the arguments, copies of the
+exchange and queue objects, the producer pool.  The messages are always the
+same shape (one row id, no callbacks, no ETA), so here they are written as
+Celery's protocol 2 over kombu's Redis transport writes them: the same
+headers, properties and base64 JSON body, pushed onto the same list (a queue
+at priority 0 is the list of its name).  Workers cannot tell them apart;
+``tests/e2e/test_handoff.py`` compares each field with the message
+``apply_async`` writes and has a real worker run one.
+
+Only for a ``redis://`` broker; any other publishes through ``apply_async``.
+A Redis that is down fails the push within ``BROKER_TIMEOUT`` as a publish
+would, and the relay leaves the rows to the outbox sweep."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from datetime import datetime, timedelta, timezone
+from functools import cached_property
+from typing import Any
+
+import redis
+from celery import Celery, Task
+from celery.utils.nodenames import anon_nodename
+
+#: The body's third element: a task with no callbacks, errbacks, chain or chord.
+_EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
+
+
+class Handoff:
+    """Publishes tasks of one Celery app straight onto its Redis broker."""
+
+    def __init__(self, celery: Celery, url: str, timeout: float) -> None:
+        self.celery = celery
+        self.client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=min(timeout, 3))
+        self.queues: dict[str, str] = {}
+
+    @cached_property
+    def origin(self) -> str:
+        # Celery's name for a client that is not a worker: gen<pid>@<host>.
+        return str(anon_nodename())
+
+    def queue_of(self, task: Task) -> str:
+        queue = self.queues.get(task.name)
+        if queue is None:
+            # Celery's router, asked once per task name.
+            queue = self.queues[task.name] = self.celery.amqp.router.route({}, task.name)["queue"].name
+        return queue
+
+    def message(self, task: Task, row_id: int, expires: float | None = None) -> tuple[str, dict[str, Any]]:
+        """The queue and the message ``task.apply_async((row_id,), expires=expires)``
+        would write."""
+        task_id = str(uuid.uuid4())
+        queue = self.queue_of(task)
+        expiry = None
+        if expires is not None:
+            expiry = (datetime.now(timezone.utc) + timedelta(seconds=expires)).isoformat()
+        headers = {
+            "lang": "py", "task": task.name, "id": task_id, "shadow": None, "eta": None, "expires": expiry,
+            "group": None, "group_index": None, "retries": 0, "timelimit": [task.time_limit, task.soft_time_limit],
+            "root_id": task_id, "parent_id": None, "argsrepr": f"({row_id!r},)", "kwargsrepr": "{}",
+            "origin": self.origin, "ignore_result": task.ignore_result, "replaced_task_nesting": 0,
+            "stamped_headers": None, "stamps": {},
+        }
+        properties: dict[str, Any] = {"correlation_id": task_id, "reply_to": self.celery.thread_oid,
+                                      "delivery_mode": 2}
+        if expires is not None:
+            properties["expiration"] = str(int(expires * 1000))
+        properties.update({"delivery_info": {"exchange": "", "routing_key": queue}, "priority": 0,
+                           "body_encoding": "base64", "delivery_tag": str(uuid.uuid4())})
+        body = json.dumps([[row_id], {}, _EMBED]).encode()
+        return queue, {"body": base64.b64encode(body).decode(), "content-encoding": "utf-8",
+                       "content-type": "application/json", "headers": headers, "properties": properties}
+
+    def publish(self, task: Task, row_id: int, expires: float | None = None) -> None:
+        queue, message = self.message(task, row_id, expires)
+        self.client.lpush(queue, json.dumps(message))
