@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -60,6 +60,44 @@ def _insert(dialect: str) -> Any:
     return insert(table).on_conflict_do_nothing().returning(table.c.id)
 
 
+class Outgoing(list[int | None]):
+    """The ids of a change's new outbox rows, for the relay after the commit,
+    knowing which of them are webhook posts (``posts``), which the relay would
+    otherwise look up to hand them to their own queue."""
+
+    def __init__(self, ids: Iterable[int | None] = (), posts: Iterable[int | None] = ()) -> None:
+        super().__init__(ids)
+        self.posts = frozenset(i for i in posts if i is not None)
+
+
+def posts_among(ids: Iterable[int | None]) -> frozenset[int] | None:
+    """The webhook posts among ``ids`` if they are :class:`Outgoing` (else ``None``: not known)."""
+    return ids.posts if isinstance(ids, Outgoing) else None
+
+
+def row_values(
+    *,
+    kind: OutboxKind,
+    event: str,
+    recipient: str,
+    base_url: str,
+    now: datetime,
+    game_id: int | None = None,
+    seat_id: int | None = None,
+    login_id: int | None = None,
+    due: datetime | None = None,
+    language: str | None = None,
+) -> dict[str, Any]:
+    """The columns of a new outbox row (see :func:`enqueue`)."""
+    assert kind in _VALUES, kind  # a caller without types (a test) may hand a string
+    domain = urlsplit(base_url).hostname or "localhost"
+    return dict(
+        kind=str(kind), event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
+        login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
+        created_at=now, next_attempt_at=due or now, status=OutboxStatus.PENDING, attempts=0, language=language,
+    )
+
+
 def enqueue(
     session: Session,
     *,
@@ -81,7 +119,6 @@ def enqueue(
     the commit), or ``None`` if it existed.  ``due``: not before then (a rate
     limit's next window); the relay's early try finds it not due, the sweep sends it.
     ``language``: for a message with no seat to take it from (a sign-in link)."""
-    assert kind in _VALUES, kind  # a caller without types (a test) may hand a string
     if not recipient:
         # A seat the computer was made for has no address: it is never mailed.
         return None
@@ -92,11 +129,14 @@ def enqueue(
             Outbox.recipient == recipient, Outbox.kind == kind)).first()
         if twin is not None:
             return None
-    domain = urlsplit(base_url).hostname or "localhost"
+    return insert_row(session, row_values(kind=kind, event=event, recipient=recipient, base_url=base_url, now=now,
+                                          game_id=game_id, seat_id=seat_id, login_id=login_id, due=due,
+                                          language=language))
+
+
+def insert_row(session: Session, values: dict[str, Any]) -> int | None:
+    """Write a row made by :func:`row_values` (of a game's: its unique key
+    refuses a twin); its id, or ``None`` if it existed."""
     conn = session.connection()
-    new_id: int | None = conn.execute(_insert(conn.dialect.name), dict(
-        kind=str(kind), event=event, recipient=recipient, game_id=game_id, seat_id=seat_id,
-        login_id=login_id, message_id=f"<{uuid.uuid4().hex}.{kind}@{domain}>",
-        created_at=now, next_attempt_at=due or now, status=OutboxStatus.PENDING, attempts=0, language=language,
-    )).scalar_one_or_none()
+    new_id: int | None = conn.execute(_insert(conn.dialect.name), values).scalar_one_or_none()
     return new_id

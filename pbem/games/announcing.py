@@ -4,7 +4,7 @@ webhook posts, and the computer's turn (handed on after the commit)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Sequence
+from typing import Any, Sequence
 
 from sqlmodel import Session
 
@@ -14,7 +14,7 @@ from ..core.db import as_utc
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, GameStatus, MailChoice, Seat
-from ..core.outbox import OutboxKind, enqueue
+from ..core.outbox import Outgoing, OutboxKind, insert_row, row_values
 from . import webhook_events
 
 
@@ -40,21 +40,40 @@ def deadline_for(ctx: Context, game: Game, seats: Sequence[Seat], position: rule
 
 def turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], position: rules.Game,
               now: datetime) -> list[int | None]:
-    """The messages a new position calls for: the next player's turn, or the end
-    (and the posts to the game's webhooks: the start, a person's turn, the end)."""
+    """The messages a new position calls for, written: the next player's turn, or
+    the end (and the posts to the game's webhooks: the start, a person's turn,
+    the end).  The ids of the new rows, for the relay after the commit."""
+    return written(session, planned_mail(ctx, session, game, seats, position, now))
+
+
+def written(session: Session, planned: list[dict[str, Any]]) -> Outgoing:
+    """Write planned rows; their ids, knowing which are webhook posts."""
+    ids = [insert_row(session, values) for values in planned]
+    return outgoing(planned, ids)
+
+
+def outgoing(planned: list[dict[str, Any]], ids: Sequence[int | None]) -> Outgoing:
+    return Outgoing(ids, (i for i, values in zip(ids, planned) if values["kind"] == OutboxKind.WEBHOOK))
+
+
+def planned_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], position: rules.Game,
+                 now: datetime) -> list[dict[str, Any]]:
+    """The outbox rows (:func:`pbem.core.outbox.row_values`) :func:`turn_mail`
+    writes, not yet written: a move writes them with the position, at once."""
     turn = position.turn
     event = webhook_events.event_of(position.ply, turn is None, seats, turn)
-    posts = [] if event is None else webhook_events.enqueue_posts(session, game, event, base_url=ctx.base_url,
+    posts = [] if event is None else webhook_events.planned_posts(session, game, event, base_url=ctx.base_url,
                                                                   now=now)
     if turn is None:  # the game is over
-        return posts + [enqueue(session, kind=OutboxKind.GAME_OVER, event=Event.OVER, recipient=s.email, seat_id=s.id,
-                                base_url=ctx.base_url, now=now, game_id=game.id)
-                        for s in seats if s.bot is None]
+        return posts + [row_values(kind=OutboxKind.GAME_OVER, event=Event.OVER, recipient=s.email, seat_id=s.id,
+                                   base_url=ctx.base_url, now=now, game_id=game.id)
+                        for s in seats if s.bot is None and s.email]
     seat = seats[turn]
-    if seat.mail != MailChoice.EVERY or seat.bot is not None:
+    if seat.mail != MailChoice.EVERY or seat.bot is not None or not seat.email:
         return posts
-    return posts + [enqueue(session, kind=OutboxKind.TURN, event=events.key(Event.PLY, position.ply),
-                            recipient=seat.email, seat_id=seat.id, base_url=ctx.base_url, now=now, game_id=game.id)]
+    return posts + [row_values(kind=OutboxKind.TURN, event=events.key(Event.PLY, position.ply),
+                               recipient=seat.email, seat_id=seat.id, base_url=ctx.base_url, now=now,
+                               game_id=game.id)]
 
 
 def computer_turn(game: Game, seats: Sequence[Seat]) -> tuple[int, int] | None:

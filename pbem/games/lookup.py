@@ -12,6 +12,7 @@ from .. import rules
 from ..core import errors, tokens
 from ..core.models import Game, Seat
 from ..words import N_
+from .webhook_events import LIVE_WEBHOOKS, has_live_webhooks
 
 
 def _refuse_seat_token() -> NoReturn:
@@ -21,8 +22,10 @@ def _refuse_seat_token() -> NoReturn:
 # Every seat of a game with the game, in seat order: one query rather than one for
 # the game and one for its seats.  Built once; the filters below pick the game.
 _SEATS_WITH_GAME = select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position))
-# Every request that carries a seat token starts with this one: the token's game.
-_SEATS_OF_TOKEN = _SEATS_WITH_GAME.where(
+# Every request that carries a seat token starts with this one: the token's game,
+# and whether it has live webhooks (so that a move need not ask again).
+_SEATS_OF_TOKEN = select(Seat, Game, has_live_webhooks()).join(
+    Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position)).where(
     col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest")).scalar_subquery())
 _SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
 
@@ -33,10 +36,12 @@ def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Sea
         _refuse_seat_token()
     digest = tokens.digest(str(token))
     rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()
-    seat = next((s for s, _ in rows if s.token_hash == digest), None)
+    seat = next((s for s, _, _ in rows if s.token_hash == digest), None)
     if seat is None:
         _refuse_seat_token()
-    return seat, rows[0][1], [s for s, _ in rows]
+    game = rows[0][1]
+    session.info.setdefault(LIVE_WEBHOOKS, {})[game.id] = bool(rows[0][2])
+    return seat, game, [s for s, _, _ in rows]
 
 
 def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:

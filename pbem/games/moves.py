@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -14,12 +16,12 @@ from .. import rules
 from ..core import errors, metrics
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, GameStatus, MoveRecord, Seat, table_of
+from ..core.models import Game, GameStatus, MoveRecord, Outbox, Seat, table_of
 from ..people import ratings
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
-from .announcing import computer_turn, deadline_for, hand_on, turn_mail
+from .announcing import computer_turn, deadline_for, hand_on, outgoing, planned_mail, turn_mail
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
 from .views import game_view
 
@@ -103,8 +105,34 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
 # unit of work would cost more than the statements themselves on the busiest
 # path of the service.  The game row is guarded by the ply the mover saw.
 _GAME = table_of(Game)
+_MOVE = table_of(MoveRecord)
+_OUTBOX = table_of(Outbox)
 _ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"))
-_RECORD_MOVE = insert(table_of(MoveRecord))
+_RECORD_MOVE = insert(_MOVE)
+_GAME_FIELDS = ("ply", "state", "turn_seat", "deadline", "reminded_for", "status", "finished_at")
+_MOVE_FIELDS = ("game_id", "ply", "position", "move", "order", "by_autopilot", "created_at")
+_OUTBOX_FIELDS = ("kind", "event", "recipient", "game_id", "seat_id", "login_id", "message_id", "created_at",
+                  "next_attempt_at", "status", "attempts", "language")
+
+
+@lru_cache(maxsize=8)
+def _at_once(rows: int) -> Any:
+    """On PostgreSQL, a move that does not end the game in one statement: the game
+    advanced under its ply guard, the move recorded and ``rows`` outbox rows
+    written, each only if the guard let the game advance (they select from it),
+    answering how many games advanced and each new row's id (NULL for a twin)."""
+    def typed(prefix: str, table: Any, names: tuple[str, ...]) -> list[Any]:
+        return [bindparam(f"{prefix}{name}", type_=table.c[name].type) for name in names]
+
+    advanced = (_ADVANCE.values(dict(zip(_GAME_FIELDS, typed("game_", _GAME, _GAME_FIELDS))))
+                .returning(_GAME.c.id).cte("advanced"))
+    moved = insert(_MOVE).from_select(
+        list(_MOVE_FIELDS), select(*typed("move_", _MOVE, _MOVE_FIELDS)).select_from(advanced)).cte("moved")
+    mails = [pg_insert(_OUTBOX).from_select(
+        list(_OUTBOX_FIELDS), select(*typed(f"mail{k}_", _OUTBOX, _OUTBOX_FIELDS)).select_from(advanced))
+        .on_conflict_do_nothing().returning(_OUTBOX.c.id).cte(f"mail{k}") for k in range(rows)]
+    return select(select(func.count()).select_from(advanced).scalar_subquery(),
+                  *(select(m.c.id).scalar_subquery() for m in mails)).add_cte(moved)
 
 
 def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
@@ -119,22 +147,36 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
         reminded_for=None, status=GameStatus.FINISHED if over else game.status,
         finished_at=now if over else game.finished_at,
     )
+    record = dict(game_id=game.id, ply=old_ply, position=seat.position, move=str(move),
+                  order=json.dumps(order) if order is not None else None, by_autopilot=autopilot, created_at=now)
     conn = session.connection()
-    stored = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=old_ply))
-    if stored.rowcount != 1:
+    if conn.dialect.name == "postgresql" and not over:
+        mail = planned_mail(ctx, session, game, seats, position, now)
+        params = {"guard_id": game.id, "guard_ply": old_ply, **{f"game_{k}": v for k, v in values.items()},
+                  **{f"move_{k}": v for k, v in record.items()}}
+        for k, row in enumerate(mail):
+            params.update({f"mail{k}_{name}": row[name] for name in _OUTBOX_FIELDS})
+        stored, *ids = conn.execute(_at_once(len(mail)), params).one()
+        if stored != 1:
+            return None  # another move was stored first: nothing was written
+        _committed(game, values)
+        return outgoing(mail, ids)
+    advanced = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=old_ply))
+    if advanced.rowcount != 1:
         return None  # another move was stored first
-    for name, value in values.items():
-        # The row now holds these: the loaded game says so without being
-        # marked changed (which would write it again at the commit).
-        set_committed_value(game, name, value)
-    conn.execute(_RECORD_MOVE, dict(
-        game_id=game.id, ply=old_ply, position=seat.position, move=str(move),
-        order=json.dumps(order) if order is not None else None, by_autopilot=autopilot, created_at=now,
-    ))
+    _committed(game, values)
+    conn.execute(_RECORD_MOVE, record)
     if over:
         # The results and the ratings, with the move that ends the game (and only it).
         ratings.record_end(session, game, seats, position, now)
     return turn_mail(ctx, session, game, seats, position, now)
+
+
+def _committed(game: Game, values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        # The row now holds these: the loaded game says so without being
+        # marked changed (which would write it again at the commit).
+        set_committed_value(game, name, value)
 
 
 def _already_played(session: Session, game: Game, seat: Seat, ply: int, move: Move, order: object) -> bool:

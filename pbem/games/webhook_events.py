@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Sequence
+from typing import Any, Sequence
 
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, Seat, Webhook
-from ..core.outbox import OutboxKind, enqueue
+from ..core.outbox import OutboxKind, insert_row, row_values
 
 
 class WebhookEvent(StrEnum):
@@ -57,9 +57,32 @@ _LIVE_WEBHOOKS = select(Webhook.id).where(col(Webhook.game_id) == bindparam("gam
                                           col(Webhook.disabled_at).is_(None))
 
 
+#: Where the transaction's first query left whether a game has live webhooks
+#: (``session.info[LIVE_WEBHOOKS][game_id]``, see :mod:`.lookup`): a move then
+#: asks nothing more of a game that has none.
+LIVE_WEBHOOKS = "pbem.live_webhooks"
+
+_HAS_LIVE_WEBHOOKS = select(Webhook.id).where(col(Webhook.game_id) == col(Game.id),
+                                              col(Webhook.disabled_at).is_(None)).exists()
+
+
+def has_live_webhooks() -> Any:
+    """The column ``EXISTS (a live webhook of the row's game)``, for a query of games."""
+    return _HAS_LIVE_WEBHOOKS
+
+
+def planned_posts(session: Session, game: Game, event: str, *, base_url: str, now: datetime) -> list[dict[str, Any]]:
+    """The outbox rows (:func:`pbem.core.outbox.row_values`) of one post per live
+    webhook of the game for ``event``."""
+    if session.info.get(LIVE_WEBHOOKS, {}).get(game.id) is False:
+        return []
+    hooks = session.exec(_LIVE_WEBHOOKS, params={"game_id": game.id}).all()
+    return [row_values(kind=OutboxKind.WEBHOOK, event=event, recipient=recipient(hook_id), base_url=base_url,
+                       now=now, game_id=game.id)
+            for hook_id in hooks]
+
+
 def enqueue_posts(session: Session, game: Game, event: str, *, base_url: str, now: datetime) -> list[int | None]:
     """One outbox row per live webhook of the game for ``event``."""
-    hooks = session.exec(_LIVE_WEBHOOKS, params={"game_id": game.id}).all()
-    return [enqueue(session, kind=OutboxKind.WEBHOOK, event=event, recipient=recipient(hook_id), base_url=base_url,
-                    now=now, game_id=game.id)
-            for hook_id in hooks]
+    return [insert_row(session, values)
+            for values in planned_posts(session, game, event, base_url=base_url, now=now)]

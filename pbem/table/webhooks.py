@@ -35,6 +35,7 @@ from ..core.outbox import OutboxKind, enqueue
 from pbem.games.lookup import refuse_computer_seat, seat_and_game
 from .webhook_targets import Target, check_target
 from ..words import N_
+from ..games.webhook_events import LIVE_WEBHOOKS
 
 log = logging.getLogger(__name__)
 
@@ -251,6 +252,8 @@ def _store(ctx: Context, token: object, kind: WebhookKind, target: Target) -> Ne
                        secret_salt=tokens.new_salt(), created_at=ctx.now())
         session.add(hook)
         session.flush()
+        # What this transaction's first query knew of the game's webhooks is no more.
+        session.info.get(LIVE_WEBHOOKS, {}).pop(game.id, None)
         # Not the host: a receiver's name may be a person's own machine.
         log.info("webhook %s (%s) added to game %s by seat %s", hook.id, hook.kind, game.public_id, seat.position,
                  extra={"game": game.public_id})

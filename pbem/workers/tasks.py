@@ -27,6 +27,7 @@ from .handoff import Handoff
 from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
 from ..core.app_context import context
 from ..core.models import DeliveryOutcome
+from ..core.outbox import posts_among
 from ..inbound import handling
 from ..mail import delivery
 from ..mail.transport import transport_for
@@ -159,7 +160,7 @@ def tick() -> dict[str, int]:
     return clock.tick(context())
 
 
-def relay(ids: Iterable[int]) -> None:
+def relay(ids: Iterable[int], posts: frozenset[int] | None = None) -> None:
     """After a commit: hand each new outbox row to a worker.  If the broker is
     down the rows stay pending in the database and the sweep sends them later;
     the change that wrote them is never undone for it.
@@ -168,21 +169,25 @@ def relay(ids: Iterable[int]) -> None:
     time-out (``BROKER_TIMEOUT``), so after a failed publish the relay leaves new
     rows to the sweep for ``BROKER_PAUSE`` seconds without trying.
 
-    Webhook posts go to their own task and queue (:func:`_publish_outbox`)."""
-    _publish_outbox(ids)
+    Webhook posts go to their own task and queue (:func:`_publish_outbox`):
+    ``posts`` names them when the change that wrote the rows knew."""
+    _publish_outbox(ids, posts=posts)
 
 
-def _publish_outbox(ids: Iterable[int], expires: float | None = None) -> None:
+def _publish_outbox(ids: Iterable[int], expires: float | None = None, posts: frozenset[int] | None = None) -> None:
     """Outbox rows to the workers: the webhooks' posts to ``pbem.deliver_webhook``
     (its queue), mail to ``pbem.deliver``.  Which is which is one look-up by
     primary key; if the database cannot say, everything goes to ``pbem.deliver``,
     which delivers either kind."""
     ids = list(ids)
     hooks: set[int] = set()
-    try:
-        hooks = set(webhook_rows(context(), ids))
-    except OperationalError as e:
-        log.warning("outbox %s: could not tell webhook posts from mail (%s)", ", ".join(map(str, ids)), e)
+    if posts is not None:
+        hooks = set(posts & set(ids))
+    else:
+        try:
+            hooks = set(webhook_rows(context(), ids))
+        except OperationalError as e:
+            log.warning("outbox %s: could not tell webhook posts from mail (%s)", ", ".join(map(str, ids)), e)
     mail = [i for i in ids if i not in hooks]
     if mail:
         _publish("pbem.deliver", "outbox", mail, expires)
@@ -340,7 +345,7 @@ def celery_init_app(app: Flask) -> Celery:
         if not new:
             return
         with app.app_context():
-            relay(new)
+            relay(new, posts=posts_among(ids))
 
     def relay_inbound_in_app(ids: Iterable[int]) -> None:
         new = list(ids)

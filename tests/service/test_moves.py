@@ -15,7 +15,7 @@ from pbem.rules.record import replay
 from tests.support.games import PLAYERS, db_id, new_game, play, to_move
 from tests.support.messages import caught
 from pbem import games
-from pbem.games import announcing
+from pbem.games import announcing, moves
 
 
 def _snapshot(ctx, game_id):
@@ -123,7 +123,8 @@ def test_two_submissions_at_once_apply_exactly_one(ctx):
         assert len(session.exec(select(MoveRecord).where(MoveRecord.game_id == db_id(session, game_id))).all()) == 1
 
 
-def test_a_request_that_dies_midway_stores_nothing(ctx, monkeypatch):
+@pytest.mark.parametrize("where", ["turn mail", "view after the writes"])
+def test_a_request_that_dies_midway_stores_nothing(ctx, monkeypatch, where):
     game_id, toks = new_game(ctx)
     token, view = to_move(ctx, toks)
     before = _snapshot(ctx, game_id)
@@ -131,7 +132,12 @@ def test_a_request_that_dies_midway_stores_nothing(ctx, monkeypatch):
     def die(*args, **kwargs):
         raise RuntimeError("the process died here")
 
-    monkeypatch.setattr(announcing, "enqueue", die)
+    # Deciding the turn mail (on SQLite after the game and the move were written;
+    # PostgreSQL writes all three at once after it), or after every write.
+    if where == "turn mail":
+        monkeypatch.setattr(announcing, "row_values", die)
+    else:
+        monkeypatch.setattr(moves, "game_view", die)
     with pytest.raises(RuntimeError):
         games.submit_move(ctx, token, view["legal_moves"][0], None, view["ply"])
     assert _snapshot(ctx, game_id) == before
