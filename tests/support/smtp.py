@@ -30,6 +30,8 @@ class Received:
     rcpt_tos: list[str]
     message: EmailMessage
     mail_options: list[str] = field(default_factory=list)
+    #: The message's bytes as the server received them.
+    raw: bytes = b""
 
     @property
     def kind(self) -> str:
@@ -59,7 +61,7 @@ class Collector:
         message = email.message_from_bytes(raw, policy=email.policy.default)
         with self.lock:
             self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message,  # type: ignore[arg-type]
-                                          list(envelope.mail_options)))
+                                          list(envelope.mail_options), bytes(raw)))
         return "250 OK"
 
     def messages(self, to: str | None = None, kind: str | None = None) -> list[Received]:
