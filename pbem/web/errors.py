@@ -3,6 +3,7 @@ traceback."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
@@ -12,6 +13,8 @@ from werkzeug.exceptions import HTTPException
 from ..core.errors import RateLimited, ServiceError
 from ..words import N_, error_text
 from .locale import words
+
+log = logging.getLogger(__name__)
 
 #: Werkzeug's own descriptions of the HTTP errors it raises (an unknown address,
 #: a wrong method, a body too large...), so that the error page can say them in
@@ -65,7 +68,11 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_error(e: CSRFError) -> Any:
-        # Flask-WTF's reason ("The CSRF token is missing.") is for the log, not the reader.
+        # Flask-WTF's reason ("The CSRF token is missing.", "The CSRF session token
+        # is missing.", "The CSRF tokens do not match.") is for the log, not the
+        # reader; the endpoint, not the path (which may hold a seat token).
+        log.info("form refused, %s: %s (session cookie sent: %s)", request.endpoint, e.description,
+                 bool(request.cookies.get(app.config.get("SESSION_COOKIE_NAME", "session"))))
         return error_response("bad-request", FORM_EXPIRED, 400, words()._(FORM_EXPIRED))
 
     @app.errorhandler(HTTPException)
