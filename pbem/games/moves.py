@@ -19,6 +19,7 @@ from ..people import ratings
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
+from . import premoves
 from .announcing import computer_turn, deadline_for, hand_on, turn_mail
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
 from .views import game_view
@@ -110,7 +111,28 @@ _RECORD_MOVE = insert(table_of(MoveRecord))
 def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
                position: rules.Game, move: Move, order: object, now: datetime,
                *, autopilot: bool) -> list[int | None] | None:
-    """Write the position after ``move`` if nobody stored a move first."""
+    """Write the position after ``move`` if nobody stored a move first, then
+    each pre-move that the turns coming set off (:func:`premoves.fire`); the mail
+    and posts are those of the last position."""
+    while True:
+        if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
+            return None  # another move was stored first
+        # The next player's pre-move, if they set one that is legal now: played
+        # at once, under the same guard, and so on round the table.
+        fired = None if position.is_over() else premoves.fire(session, seats, position, now)
+        if fired is None:
+            break
+        seat, move, order = fired
+        autopilot = False
+        if seat.autopilot_streak:
+            seat.autopilot_streak = 0  # their own choice, not the autopilot's
+            session.add(seat)
+    return turn_mail(ctx, session, game, seats, position, now)
+
+
+def _store_one(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
+               position: rules.Game, move: Move, order: object, now: datetime, *, autopilot: bool) -> bool:
+    """One move's writes under the ply guard (``False``: another was stored first)."""
     old_ply = game.ply
     over = position.is_over()
     values: dict[str, Any] = dict(
@@ -122,7 +144,7 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
     conn = session.connection()
     stored = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=old_ply))
     if stored.rowcount != 1:
-        return None  # another move was stored first
+        return False  # another move was stored first
     for name, value in values.items():
         # The row now holds these: the loaded game says so without being
         # marked changed (which would write it again at the commit).
@@ -134,7 +156,7 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
     if over:
         # The results and the ratings, with the move that ends the game (and only it).
         ratings.record_end(session, game, seats, position, now)
-    return turn_mail(ctx, session, game, seats, position, now)
+    return True
 
 
 def _already_played(session: Session, game: Game, seat: Seat, ply: int, move: Move, order: object) -> bool:
