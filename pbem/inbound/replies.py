@@ -44,7 +44,7 @@ from ..core import links
 from .. import games
 from ..rules import Move
 from . import guard, message_text, quotes
-from .outcomes import RULES, UNANSWERED, Outcome, outcome
+from .outcomes import PREMOVES, RULES, UNANSWERED, Outcome, outcome
 from .received import header, parse, read
 from .reply_tokens import turn_of
 from .senders import is_automatic, sender_problem, trusting
@@ -70,6 +70,14 @@ class _Done:
 
 
 @dataclass(frozen=True)
+class _Premoves:
+    """A reply whose first line sets the seat's pre-moves (``then 12-13, 4-5``)."""
+
+    seat_token: str
+    moves: list[dict[str, object]]
+
+
+@dataclass(frozen=True)
 class _Plan:
     seat_token: str
     token_id: int
@@ -90,6 +98,8 @@ def handle_reply(ctx: Context, inbound_id: int) -> str:
     if isinstance(step, _Done):
         ctx.relay(step.outbox)
         return step.outcome
+    if isinstance(step, _Premoves):
+        return _set_premoves(ctx, inbound_id, step)
     refused: errors.ServiceError | None = None
     try:
         games.submit_move(ctx, step.seat_token, step.move, step.order, step.ply, strict=False)
@@ -101,7 +111,34 @@ def handle_reply(ctx: Context, inbound_id: int) -> str:
     return done.outcome
 
 
-def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
+def _set_premoves(ctx: Context, inbound_id: int, step: _Premoves) -> str:
+    """Set the pre-moves a reply gives, through the page's own call, and answer
+    it (``accepted:premoves``, or ``refused:premoves:<code>``).  Nothing of such
+    a reply goes to the table: the list is private, and so is what came with it."""
+    refused: errors.ServiceError | None = None
+    try:
+        games.set_premoves(ctx, step.seat_token, step.moves)
+    except errors.ServiceError as e:
+        refused = e
+    with session_scope(ctx.engine) as session:
+        inbound = session.get(Inbound, inbound_id, with_for_update=True)
+        if inbound is None:
+            return Outcome.MISSING
+        if inbound.status == InboundStatus.DONE:
+            return inbound.outcome or Outcome.DONE
+        token, _ = turn_of(session, inbound, parse(inbound.raw))
+        seat = session.get(Seat, token.seat_id) if token is not None else None
+        if refused is None:
+            done = _finish(ctx, session, inbound, outcome(Outcome.ACCEPTED, PREMOVES), OutboxKind.REPLY_ACCEPTED,
+                           seat)
+        else:
+            done = _finish(ctx, session, inbound, outcome(Outcome.REFUSED, PREMOVES, refused.code),
+                           OutboxKind.REPLY_REFUSED, seat)
+    ctx.relay(done.outbox)
+    return done.outcome
+
+
+def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan | _Premoves:
     """Everything before the move, in one transaction: what the message is,
     whose turn it answers, and whether its move may be played (then its token
     is taken, so that a second reply for the turn is not)."""
@@ -130,6 +167,11 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
             problem = "headers"
         if problem:
             return _finish(ctx, session, inbound, outcome(Outcome.CONFIRM, problem), OutboxKind.REPLY_CONFIRM, seat)
+        if reply.premoves is not None:
+            # Pre-moves are for a later turn: the token only said whose they are.
+            return _Premoves(links.seat_token(ctx, seat), [
+                {"move": str(move), "order": list(order) if order is not None else None}
+                for move, order in reply.premoves])
         if reply.problem:
             if _REFUSAL_ID.search(header(message, "In-Reply-To")):
                 # No move again, in answer to our own refusal: most likely an
