@@ -44,6 +44,7 @@ from ..core import links
 from .. import games
 from ..rules import Move
 from . import guard, message_text, quotes
+from .reading import read_premoves
 from .outcomes import PREMOVES, RULES, UNANSWERED, Outcome, outcome
 from .received import header, parse, read
 from .reply_tokens import turn_of
@@ -286,8 +287,11 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
     A message that finds its seat only by the Message-ID it answers is posted
     only with ``INBOUND_TRUST`` (anyone who saw the headers could forge it).
     Nothing of what the service sent is posted (:func:`sent_to`).
+    A first line of pre-moves (``then 12-13, 4-5``) sets the seat's list
+    instead, and is answered (:func:`_set_premoves`): nothing of it is posted.
     Outcomes: ``talk``, ``talk-refused:<code>``, ``ignored-auto``,
-    ``ignored-unknown``, ``ignored-sender``, ``ignored-headers``."""
+    ``ignored-unknown``, ``ignored-sender``, ``ignored-headers``,
+    ``accepted:premoves``, ``refused:premoves:<code>``."""
     outbox: list[int | None] = []
     with session_scope(ctx.engine) as session:
         inbound = session.get(Inbound, inbound_id, with_for_update=True)
@@ -309,11 +313,21 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
             return _finish(ctx, session, inbound, Outcome.IGNORED_HEADERS).outcome
         text, _ = guard.guard(quotes.fresh_text(message_text.reply_text(message)),
                                 sent_to(ctx, session, seat, inbound.received_at))
-        try:
-            post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
-            done_as = outcome(Outcome.TALK)
-        except errors.ServiceError as e:
-            done_as = outcome(Outcome.TALK_REFUSED, e.code)
-        _finish(ctx, session, inbound, done_as)
+        then = read_premoves(text.split("\n", 1)[0]) if text else None
+        if then is not None and not then[0]:
+            # "then 12-13, 4-5" answering table talk sets the pre-moves: never posted (they are private).
+            premoves = _Premoves(links.seat_token(ctx, seat), [
+                {"move": str(move), "order": list(order) if order is not None else None} for move, order in then[1]])
+        else:
+            premoves = None
+        if premoves is None:
+            try:
+                post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
+                done_as = outcome(Outcome.TALK)
+            except errors.ServiceError as e:
+                done_as = outcome(Outcome.TALK_REFUSED, e.code)
+            _finish(ctx, session, inbound, done_as)
+    if premoves is not None:
+        return _set_premoves(ctx, inbound_id, premoves)
     ctx.relay(outbox)
     return done_as

@@ -116,3 +116,28 @@ def test_a_pre_move_set_by_reply_over_smtp_fires_as_the_turn_comes(app: Any, ctx
     after = games.seat_view(ctx, other_token)
     assert after["your_turn"] and after["ply"] == other["ply"] + 2 and after["last_move"] == kept
     assert games.premoves_of(ctx, first)["moves"] == []
+
+
+def test_a_reply_to_table_talk_sets_pre_moves_and_posts_nothing(ctx: Any) -> None:
+    from pbem.inbound import handling
+    from pbem.table import talk as table_talk
+    from tests.support.messages import caught
+    from tests.support.replies import store
+
+    address, toks, first, other = _after_first_move(ctx)
+    other_token = next(t for t in toks if t != first)
+    table_talk.set_talk_mail(ctx, first, True)
+    table_talk.talk(ctx, other_token, "Your move!")
+    (talk_mail,) = caught(ctx, kind="talk")
+    assert str(talk_mail["To"]) == address and str(talk_mail["Reply-To"]).startswith("talk+")
+    a = other["legal_moves"][0]
+    inbound_id = store(ctx, reply_message(talk_mail, f"depois {a}\nsee you\n", sender=address))
+    assert handling.handle(ctx, inbound_id) == "accepted:premoves"
+    assert [m["move"] for m in games.premoves_of(ctx, first)["moves"]] == [a]
+    with session_scope(ctx.engine) as session:  # only the other's message is at the table
+        assert [m.text for m in session.exec(select(TableMessage)).all()] == ["Your move!"]
+    answer = newest(ctx, address, "reply-accepted")
+    assert answer is not None and a.replace("-", " → ") in parts(answer)["text"]
+    # Talk that merely starts with the word is talk, as before.
+    inbound_id = store(ctx, reply_message(talk_mail, "Then we will see.\n", sender=address))
+    assert handling.handle(ctx, inbound_id) == "talk"
