@@ -17,6 +17,7 @@ that comes clears it)."""
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
@@ -35,6 +36,8 @@ from ..rules.ahead import MAX_ORDER, check_ahead
 from ..rules.errors import BadOrder
 from ..words import N_
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
+
+log = logging.getLogger(__name__)
 
 #: The longest list a seat may set (the turn comes after two or three others'
 #: moves: ten choices cover what a player can foresee).
@@ -220,6 +223,7 @@ def fire(session: Session, seats: Sequence[Seat], position: rules.Game,
     entries = json.loads(row.moves)
     ply = position.ply
     chosen: tuple[Move, list[int] | None] | None = None
+    chosen_rank = 0
     for rank, entry in enumerate(entries, 1):
         premove = Premove.from_json(entry)
         order = list(premove.order) if premove.order is not None else None
@@ -227,10 +231,13 @@ def fire(session: Session, seats: Sequence[Seat], position: rules.Game,
             position.push(premove.move, order)
         except RulesError:
             continue  # it became illegal since it was set: the next one
-        chosen = premove.move, order
+        chosen, chosen_rank = (premove.move, order), rank
         row.fired = json.dumps({"ply": ply, "move": str(premove.move), "order": order, "rank": rank,
                                 "of": len(entries)})
         break
+    # The operator's log says that a list was used, never what it held.
+    log.info("game %s: seat %d's pre-moves at move %d: %s", seat.game_id, seat.position, ply + 1,
+             f"choice {chosen_rank} of {len(entries)} played" if chosen else "none legal")
     if chosen is None:
         row.missed = json.dumps({"ply": ply, "moves": entries})
     row.moves, row.updated_at = None, now
