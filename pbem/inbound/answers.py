@@ -125,6 +125,8 @@ def _premoves_reason(game: Game, reply: reading.Reply, code: str, w: Words) -> s
     """Why a reply's pre-moves were not set: the rules' refusal of the first that
     can never be legal, said again from the position (it only ever gets surer),
     or the reason of the code."""
+    if code == "invalid-premoves":
+        return w._(PROBLEMS["bad-premoves"], then=then_keyword(w), order=order_keyword(w))
     if code in PREMOVE_REFUSALS:
         return w._(PREMOVE_REFUSALS[code])
     position = rules.Game.from_json(json.loads(game.state)) if game.state else None

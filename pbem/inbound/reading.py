@@ -135,6 +135,11 @@ def read_premoves(line: str) -> tuple[str, tuple[tuple[Move, tuple[int, ...] | N
     return "", tuple(entries)
 
 
+def looks_like_moves(line: str) -> bool:
+    """Whether a line holds something written like a move (``12-13``, ``12 to 13``)."""
+    return _ANY_MOVE.search(line) is not None
+
+
 def _ids(text: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"[0-9]+", text))
 

@@ -44,7 +44,7 @@ from ..core import links
 from .. import games
 from ..rules import Move
 from . import guard, message_text, quotes
-from .reading import read_premoves
+from .reading import looks_like_moves, read_premoves
 from .outcomes import PREMOVES, RULES, UNANSWERED, Outcome, outcome
 from .received import header, parse, read
 from .reply_tokens import turn_of
@@ -75,7 +75,8 @@ class _Premoves:
     """A reply whose first line sets the seat's pre-moves (``then 12-13, 4-5``)."""
 
     seat_token: str
-    moves: list[dict[str, object]]
+    #: ``None``: a first line of pre-moves that could not be read (refused as such).
+    moves: list[dict[str, object]] | None
 
 
 @dataclass(frozen=True)
@@ -314,12 +315,14 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
         text, _ = guard.guard(quotes.fresh_text(message_text.reply_text(message)),
                                 sent_to(ctx, session, seat, inbound.received_at))
         then = read_premoves(text.split("\n", 1)[0]) if text else None
+        premoves = None
         if then is not None and not then[0]:
             # "then 12-13, 4-5" answering table talk sets the pre-moves: never posted (they are private).
             premoves = _Premoves(links.seat_token(ctx, seat), [
                 {"move": str(move), "order": list(order) if order is not None else None} for move, order in then[1]])
-        else:
-            premoves = None
+        elif then is not None and looks_like_moves(text.split("\n", 1)[0]):
+            # Pre-moves we cannot read ("then 12-13 or 4-5"): refused and answered, never posted either.
+            premoves = _Premoves(links.seat_token(ctx, seat), None)
         if premoves is None:
             try:
                 post_talk(ctx, session, seat, text, source="reply", outbox=outbox)

@@ -138,6 +138,13 @@ def test_a_reply_to_table_talk_sets_pre_moves_and_posts_nothing(ctx: Any) -> Non
         assert [m.text for m in session.exec(select(TableMessage)).all()] == ["Your move!"]
     answer = newest(ctx, address, "reply-accepted")
     assert answer is not None and a.replace("-", " → ") in parts(answer)["text"]
+    # Pre-moves it cannot read are refused, and posted no more than the others.
+    inbound_id = store(ctx, reply_message(talk_mail, f"then {a} or the other\n", sender=address))
+    assert handling.handle(ctx, inbound_id) == "refused:premoves:invalid-premoves"
+    refused = newest(ctx, address, "reply-refused")
+    assert refused is not None and "We could not read your pre-moves" in parts(refused)["text"]
     # Talk that merely starts with the word is talk, as before.
     inbound_id = store(ctx, reply_message(talk_mail, "Then we will see.\n", sender=address))
     assert handling.handle(ctx, inbound_id) == "talk"
+    with session_scope(ctx.engine) as session:
+        assert [m.text for m in session.exec(select(TableMessage)).all()] == ["Your move!", "Then we will see."]
