@@ -106,6 +106,11 @@ def premoves_view(row: PremoveList | None) -> dict[str, Any]:
             "missed": json.loads(row.missed) if row is not None and row.missed else None}
 
 
+def own_premoves(session: Session, seat: Seat) -> dict[str, Any]:
+    """The seat's own list, read in the caller's transaction (its page's)."""
+    return premoves_view(session.get(PremoveList, seat.id))
+
+
 def premoves_of(ctx: Context, token: object) -> dict[str, Any]:
     """The token's seat's list (``GET /api/v1/seat/premoves``)."""
     with session_scope(ctx.engine) as session:

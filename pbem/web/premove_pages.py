@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, request, url_for
 
 from ..core.app_context import context
-from ..core.errors import ServiceError, Unauthorized
+from ..core.errors import ServiceError
 from ..words import N_, move_text, then_keyword
 from .locale import seat_words
 from .seat_pages import Refusal, _parse_order, answer_refusals, refused
@@ -21,14 +21,9 @@ bp.register_error_handler(ServiceError, refused)
 
 
 @bp.app_context_processor
-def _premoves_reader() -> dict[str, Any]:
-    # The section reads the seat's own list when the page shows it (only its page does).
-    def seat_premoves(token: str) -> dict[str, Any]:
-        try:
-            return games.premoves_of(context(), token)
-        except Unauthorized:
-            return {"moves": [], "limit": games.MAX_PREMOVES, "fired": None, "missed": None}
-    return {"seat_premoves": seat_premoves, "premove_then": lambda view: then_keyword(seat_words(view))}
+def _premove_words() -> dict[str, Any]:
+    # The reply word the section teaches is the seat's own ("aztán 12-13, 4-5").
+    return {"premove_then": lambda view: then_keyword(seat_words(view))}
 
 
 def _back(token: str) -> Any:
