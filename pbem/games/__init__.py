@@ -12,6 +12,8 @@ from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET
 from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .mine import GAMES_PER_PAGE, games_of
 from .moves import read_move, submit_move
+from .premoves import (MAX_PREMOVES, add_premove, clear_premoves, news_of as premove_news, parse_premoves, premoves_of,
+                       remove_premove, set_premoves)
 from .announcing import COMPUTER_GRACE
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
@@ -19,6 +21,8 @@ from .starting import COMPUTER_NAMES, LEVELS, MAX_TURN_HOURS, NewPlayer, accept,
 from .views import SeatStatus, export_game, game_view, public_game, seat_view, status_for
 
 __all__ = [
+    "MAX_PREMOVES", "add_premove", "clear_premoves", "parse_premoves", "premove_news", "premoves_of", "remove_premove",
+    "set_premoves",
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "SeatStatus", "accept",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",

@@ -21,6 +21,7 @@ from ..people import ratings
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
+from . import premoves
 from .announcing import computer_turn, deadline_for, hand_on, outgoing, planned_mail, turn_mail
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
 from .views import game_view
@@ -138,8 +139,31 @@ def _at_once(rows: int) -> Any:
 def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
                position: rules.Game, move: Move, order: object, now: datetime,
                *, autopilot: bool) -> list[int | None] | None:
-    """Write the position after ``move`` if nobody stored a move first."""
-    old_ply = game.ply
+    """Write the position after ``move`` if nobody stored a move first, then
+    each pre-move that the turns coming set off (:func:`premoves.fire`); the mail
+    and posts are those of the last position.  Returns the new outbox rows."""
+    while True:
+        if position.is_over() or not premoves.may_fire(session, seats, position):
+            # The common case, the last move of the chain: on PostgreSQL the
+            # position, the move and its mail are one statement.
+            return _store_last(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot)
+        if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
+            return None  # another move was stored first
+        # The next player's pre-move, if they set one that is legal now: played
+        # at once, under the same guard, and so on round the table.
+        fired = premoves.fire(session, seats, position, now)
+        if fired is None:
+            return turn_mail(ctx, session, game, seats, position, now)
+        seat, move, order = fired
+        autopilot = False
+        if seat.autopilot_streak:
+            seat.autopilot_streak = 0  # their own choice, not the autopilot's
+            session.add(seat)
+
+
+def _writes(ctx: Context, game: Game, seats: list[Seat], seat: Seat, position: rules.Game, move: Move,
+            order: object, now: datetime, autopilot: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The game's new values and the move's row."""
     over = position.is_over()
     values: dict[str, Any] = dict(
         ply=position.ply, state=json.dumps(position.to_json()), turn_seat=position.turn,
@@ -147,12 +171,21 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
         reminded_for=None, status=GameStatus.FINISHED if over else game.status,
         finished_at=now if over else game.finished_at,
     )
-    record = dict(game_id=game.id, ply=old_ply, position=seat.position, move=str(move),
+    record = dict(game_id=game.id, ply=game.ply, position=seat.position, move=str(move),
                   order=json.dumps(order) if order is not None else None, by_autopilot=autopilot, created_at=now)
+    return values, record
+
+
+def _store_last(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
+                position: rules.Game, move: Move, order: object, now: datetime,
+                *, autopilot: bool) -> list[int | None] | None:
+    """A move's writes and the mail of the position it leaves (``None``: another
+    move was stored first, and nothing was written)."""
     conn = session.connection()
-    if conn.dialect.name == "postgresql" and not over:
+    if conn.dialect.name == "postgresql" and not position.is_over():
+        values, record = _writes(ctx, game, seats, seat, position, move, order, now, autopilot)
         mail = planned_mail(ctx, session, game, seats, position, now)
-        params = {"guard_id": game.id, "guard_ply": old_ply, **{f"game_{k}": v for k, v in values.items()},
+        params = {"guard_id": game.id, "guard_ply": game.ply, **{f"game_{k}": v for k, v in values.items()},
                   **{f"move_{k}": v for k, v in record.items()}}
         for k, row in enumerate(mail):
             params.update({f"mail{k}_{name}": row[name] for name in _OUTBOX_FIELDS})
@@ -161,15 +194,26 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
             return None  # another move was stored first: nothing was written
         _committed(game, values)
         return outgoing(mail, ids)
-    advanced = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=old_ply))
+    if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
+        return None
+    return turn_mail(ctx, session, game, seats, position, now)
+
+
+def _store_one(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
+               position: rules.Game, move: Move, order: object, now: datetime, *, autopilot: bool) -> bool:
+    """One move's writes under the ply guard, statement by statement (``False``:
+    another was stored first)."""
+    values, record = _writes(ctx, game, seats, seat, position, move, order, now, autopilot)
+    conn = session.connection()
+    advanced = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=game.ply))
     if advanced.rowcount != 1:
-        return None  # another move was stored first
+        return False  # another move was stored first
     _committed(game, values)
     conn.execute(_RECORD_MOVE, record)
-    if over:
+    if position.is_over():
         # The results and the ratings, with the move that ends the game (and only it).
         ratings.record_end(session, game, seats, position, now)
-    return turn_mail(ctx, session, game, seats, position, now)
+    return True
 
 
 def _committed(game: Game, values: dict[str, Any]) -> None:

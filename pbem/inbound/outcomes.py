@@ -59,6 +59,9 @@ class Outcome(StrEnum):
 
 #: The detail of a refusal by the rules (``refused:rules:<code>``).
 RULES = "rules"
+#: The detail of a reply that set pre-moves (``accepted:premoves``,
+#: ``refused:premoves:<code>``).
+PREMOVES = "premoves"
 #: The detail of a refusal that was not answered (``refused:<why>:unanswered``).
 UNANSWERED = "unanswered"
 #: The detail of a message too complex to read (``refused:structure:<why>``).

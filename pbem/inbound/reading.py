@@ -37,7 +37,7 @@ Reply(move=None, order=None, talk="I'll move in 2 or 3 days", problem='no-move',
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pbem.inbound.guard import Sent, guard
 from pbem.inbound.quotes import fresh_text
@@ -50,8 +50,11 @@ MAX_TEXT = 100_000
 #: At most this many villages in an order (there are 12 village chips).
 MAX_ORDER = 12
 
+#: At most this many pre-moves on a reply's first line (``pbem.games.MAX_PREMOVES``).
+MAX_PREMOVES = 10
+
 #: The problems ``read_reply`` may report, for the answer mail to explain.
-PROBLEMS = ("empty", "no-move", "move-not-first", "two-moves", "bad-order")
+PROBLEMS = ("empty", "no-move", "move-not-first", "two-moves", "bad-order", "bad-premoves", "then-not-first")
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ class Reply:
     #: Something was left out of the talk because it came from the service's
     #: own mail (the mail answered, a link with a token, a secret clan).
     left_out: bool = False
+    #: The pre-moves of a first line such as ``then 12-13, 4-5`` (``move`` is
+    #: then None, and so is ``problem``): each move with its order, if given.
+    premoves: tuple[tuple[Move, tuple[int, ...] | None], ...] | None = field(default=None, repr=False)
 
 
 # --------------------------------------------------------------------------
@@ -89,6 +95,49 @@ _ORDER = re.compile(
 )
 _ORDER_LINE = re.compile(rf"{_KEYWORD}[ \t]*:?[ \t]*({_IDS})[ \t]*\.?", re.IGNORECASE)
 _ORDER_START = re.compile(rf"{_KEYWORD}\b|\(", re.IGNORECASE)
+
+
+#: The word before a reply's pre-moves (``then 12-13, 4-5``), in the four
+#: languages, with and without accents: hu "aztán", "majd"; cs "pak", "potom";
+#: pt "depois", "então" (``pbem.words.then_keyword`` names each reader's own).
+_THEN = r"(?:then|azt[aá]n|majd|pak|potom|depois|ent[aã]o)"
+_THEN_LINE = re.compile(rf"{_THEN}[ \t]*:?[ \t]+(.+)", re.IGNORECASE)
+#: Pre-moves are separated by commas or semicolons (outside an order's brackets).
+_PREMOVE_SEP = re.compile(r"[,;](?![^()]*\))")
+
+
+def read_premoves(line: str) -> tuple[str, tuple[tuple[Move, tuple[int, ...] | None], ...]] | None:
+    """The pre-moves of a line such as ``then 12-13, 4-5 order 6 7`` (or
+    ``aztán 12-13; 4-5 (6, 7)``): ``("", entries)``, ``("bad-premoves", ())`` when
+    the words after "then" are not moves, or ``None`` when it is no such line.
+
+    >>> read_premoves("then 12-13, 4-5 order 6 7")
+    ('', ((Move(12, 13), None), (Move(4, 5), (6, 7))))
+    >>> [read_premoves(t)[1][0][0] for t in ["Aztán: 12-13", "majd 12 13", "pak 12-13", "potom 12-13",
+    ...                                      "depois 12-13", "Então 12-13", "entao 12 > 13", "aztan 12-13"]]
+    [Move(12, 13), Move(12, 13), Move(12, 13), Move(12, 13), Move(12, 13), Move(12, 13), Move(12, 13), Move(12, 13)]
+    >>> read_premoves("then 12-13, later"), read_premoves("Then we will see"), read_premoves("12-13")
+    (('bad-premoves', ()), ('bad-premoves', ()), None)
+    """
+    found = _THEN_LINE.fullmatch(line.strip().strip("*").strip())
+    if found is None:
+        return None
+    entries: list[tuple[Move, tuple[int, ...] | None]] = []
+    for piece in _PREMOVE_SEP.split(found.group(1)):
+        if not piece.strip():
+            continue
+        problem, move, order = _move_line(piece)
+        if problem or move is None:
+            return "bad-premoves", ()
+        entries.append((move, order))
+    if not entries or len(entries) > MAX_PREMOVES:
+        return "bad-premoves", ()
+    return "", tuple(entries)
+
+
+def looks_like_moves(line: str) -> bool:
+    """Whether a line holds something written like a move (``12-13``, ``12 to 13``)."""
+    return _ANY_MOVE.search(line) is not None
 
 
 def _ids(text: str) -> tuple[int, ...]:
@@ -144,6 +193,11 @@ def read_reply(text: str, sent: Sent | None = None) -> Reply:
     if not fresh:
         return Reply(None, None, "", "empty", left_out=left_out)
     lines = fresh.split("\n")
+    then = read_premoves(lines[0])
+    if then is not None:
+        # Pre-moves: the rest is the talk (which the reply handler does not post: the list is private).
+        talk = "\n".join(lines[1:]).strip()
+        return _with_talk(None, None, talk, then[0] or None, left_out, premoves=then[1] if not then[0] else None)
     problem, move, order = _move_line(lines[0])
     if problem == "no-move":
         if any(_move_line(line)[0] != "no-move" for line in lines[1:] if line.strip()):
@@ -161,10 +215,14 @@ def read_reply(text: str, sent: Sent | None = None) -> Reply:
             order = second if problem == "" else None
     if problem == "" and any(_MOVE_HEAD.fullmatch(line.strip()) for line in rest):
         problem, move, order = "two-moves", None, None
+    if problem == "" and any(read_premoves(line) is not None for line in rest):
+        # Pre-moves below a move would otherwise be posted to the table: they are private.
+        problem, move, order = "then-not-first", None, None
     return _with_talk(move, order, "\n".join(rest).strip(), problem or None, left_out)
 
 
 def _with_talk(move: Move | None, order: tuple[int, ...] | None, talk: str,
-               problem: str | None, left_out: bool = False) -> Reply:
+               problem: str | None, left_out: bool = False,
+               premoves: tuple[tuple[Move, tuple[int, ...] | None], ...] | None = None) -> Reply:
     cut = len(talk) > MAX_TALK
-    return Reply(move, order, talk[:MAX_TALK].rstrip() if cut else talk, problem, cut, left_out)
+    return Reply(move, order, talk[:MAX_TALK].rstrip() if cut else talk, problem, cut, left_out, premoves)

@@ -44,7 +44,8 @@ from ..core import links
 from .. import games
 from ..rules import Move
 from . import guard, message_text, quotes
-from .outcomes import RULES, UNANSWERED, Outcome, outcome
+from .reading import looks_like_moves, read_premoves
+from .outcomes import PREMOVES, RULES, UNANSWERED, Outcome, outcome
 from .received import header, parse, read
 from .reply_tokens import turn_of
 from .senders import is_automatic, sender_problem, trusting
@@ -70,6 +71,15 @@ class _Done:
 
 
 @dataclass(frozen=True)
+class _Premoves:
+    """A reply whose first line sets the seat's pre-moves (``then 12-13, 4-5``)."""
+
+    seat_token: str
+    #: ``None``: a first line of pre-moves that could not be read (refused as such).
+    moves: list[dict[str, object]] | None
+
+
+@dataclass(frozen=True)
 class _Plan:
     seat_token: str
     token_id: int
@@ -90,6 +100,8 @@ def handle_reply(ctx: Context, inbound_id: int) -> str:
     if isinstance(step, _Done):
         ctx.relay(step.outbox)
         return step.outcome
+    if isinstance(step, _Premoves):
+        return _set_premoves(ctx, inbound_id, step)
     refused: errors.ServiceError | None = None
     try:
         games.submit_move(ctx, step.seat_token, step.move, step.order, step.ply, strict=False)
@@ -101,7 +113,34 @@ def handle_reply(ctx: Context, inbound_id: int) -> str:
     return done.outcome
 
 
-def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
+def _set_premoves(ctx: Context, inbound_id: int, step: _Premoves) -> str:
+    """Set the pre-moves a reply gives, through the page's own call, and answer
+    it (``accepted:premoves``, or ``refused:premoves:<code>``).  Nothing of such
+    a reply goes to the table: the list is private, and so is what came with it."""
+    refused: errors.ServiceError | None = None
+    try:
+        games.set_premoves(ctx, step.seat_token, step.moves)
+    except errors.ServiceError as e:
+        refused = e
+    with session_scope(ctx.engine) as session:
+        inbound = session.get(Inbound, inbound_id, with_for_update=True)
+        if inbound is None:
+            return Outcome.MISSING
+        if inbound.status == InboundStatus.DONE:
+            return inbound.outcome or Outcome.DONE
+        token, _ = turn_of(session, inbound, parse(inbound.raw))
+        seat = session.get(Seat, token.seat_id) if token is not None else None
+        if refused is None:
+            done = _finish(ctx, session, inbound, outcome(Outcome.ACCEPTED, PREMOVES), OutboxKind.REPLY_ACCEPTED,
+                           seat)
+        else:
+            done = _finish(ctx, session, inbound, outcome(Outcome.REFUSED, PREMOVES, refused.code),
+                           OutboxKind.REPLY_REFUSED, seat)
+    ctx.relay(done.outbox)
+    return done.outcome
+
+
+def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan | _Premoves:
     """Everything before the move, in one transaction: what the message is,
     whose turn it answers, and whether its move may be played (then its token
     is taken, so that a second reply for the turn is not)."""
@@ -130,6 +169,11 @@ def _check(ctx: Context, session: Session, inbound_id: int) -> _Done | _Plan:
             problem = "headers"
         if problem:
             return _finish(ctx, session, inbound, outcome(Outcome.CONFIRM, problem), OutboxKind.REPLY_CONFIRM, seat)
+        if reply.premoves is not None:
+            # Pre-moves are for a later turn: the token only said whose they are.
+            return _Premoves(links.seat_token(ctx, seat), [
+                {"move": str(move), "order": list(order) if order is not None else None}
+                for move, order in reply.premoves])
         if reply.problem:
             if _REFUSAL_ID.search(header(message, "In-Reply-To")):
                 # No move again, in answer to our own refusal: most likely an
@@ -244,8 +288,11 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
     A message that finds its seat only by the Message-ID it answers is posted
     only with ``INBOUND_TRUST`` (anyone who saw the headers could forge it).
     Nothing of what the service sent is posted (:func:`sent_to`).
+    A first line of pre-moves (``then 12-13, 4-5``) sets the seat's list
+    instead, and is answered (:func:`_set_premoves`): nothing of it is posted.
     Outcomes: ``talk``, ``talk-refused:<code>``, ``ignored-auto``,
-    ``ignored-unknown``, ``ignored-sender``, ``ignored-headers``."""
+    ``ignored-unknown``, ``ignored-sender``, ``ignored-headers``,
+    ``accepted:premoves``, ``refused:premoves:<code>``."""
     outbox: list[int | None] = []
     with session_scope(ctx.engine) as session:
         inbound = session.get(Inbound, inbound_id, with_for_update=True)
@@ -267,11 +314,23 @@ def handle_talk(ctx: Context, inbound_id: int) -> str:
             return _finish(ctx, session, inbound, Outcome.IGNORED_HEADERS).outcome
         text, _ = guard.guard(quotes.fresh_text(message_text.reply_text(message)),
                                 sent_to(ctx, session, seat, inbound.received_at))
-        try:
-            post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
-            done_as = outcome(Outcome.TALK)
-        except errors.ServiceError as e:
-            done_as = outcome(Outcome.TALK_REFUSED, e.code)
-        _finish(ctx, session, inbound, done_as)
+        then = read_premoves(text.split("\n", 1)[0]) if text else None
+        premoves = None
+        if then is not None and not then[0]:
+            # "then 12-13, 4-5" answering table talk sets the pre-moves: never posted (they are private).
+            premoves = _Premoves(links.seat_token(ctx, seat), [
+                {"move": str(move), "order": list(order) if order is not None else None} for move, order in then[1]])
+        elif then is not None and looks_like_moves(text.split("\n", 1)[0]):
+            # Pre-moves we cannot read ("then 12-13 or 4-5"): refused and answered, never posted either.
+            premoves = _Premoves(links.seat_token(ctx, seat), None)
+        if premoves is None:
+            try:
+                post_talk(ctx, session, seat, text, source="reply", outbox=outbox)
+                done_as = outcome(Outcome.TALK)
+            except errors.ServiceError as e:
+                done_as = outcome(Outcome.TALK_REFUSED, e.code)
+            _finish(ctx, session, inbound, done_as)
+    if premoves is not None:
+        return _set_premoves(ctx, inbound_id, premoves)
     ctx.relay(outbox)
     return done_as

@@ -21,7 +21,7 @@ from ..drawing.style import clan_colour, clan_glyph, clan_text_colour
 from ..rules.tables import EPOCHS
 from ..rules.views import SeatView
 from ..rules.effects import MoveEffect, move_effects
-from ..words import (Words, board_text, describe_history, end_text, epoch_terrain_text, joins_text, left_text,
+from ..words import (Words, move_text, board_text, describe_history, end_text, epoch_terrain_text, joins_text, left_text,
                      move_groups, only_joins, names_text, scores_text, village_line, when_text)
 from . import kinds, messages
 from ..drawing.picture import board_pngs
@@ -98,6 +98,8 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         context.update(move_context(view, w, effects))
     if record.shows_table:
         context.update(_table_context(session, row, seat, w))
+    if record.tells_premoves:
+        context["premoves"] = _premove_news(session, seat, view)
     own = record.context(mailing, context)
     if own is None:
         return None
@@ -157,6 +159,19 @@ def move_context(view: SeatView, w: Words, effects: list[MoveEffect] | None = No
     return {"move_groups": move_groups([e for e in effects if not only_joins(e)], view["epoch"], w),
             "joins": joins_text([e for e in effects if only_joins(e)]),
             "epoch_terrain": epoch_terrain_text(view["epoch"], w)}
+
+
+def _premove_news(session: Session, seat: Seat, view: SeatView) -> dict[str, Any]:
+    """What became of the reader's pre-moves (theirs only: read from their own row)."""
+    news = games.premove_news(session, seat, dict(view))
+    out: dict[str, Any] = {}
+    if "fired" in news:
+        fired = news["fired"]
+        out["fired"] = {"move": move_text(fired["move"]), "rank": fired["rank"], "of": fired["of"],
+                        "ply": fired["ply"] + 1}
+    if "missed" in news:
+        out["missed"] = {"moves": ", ".join(move_text(m["move"]) for m in news["missed"]["moves"])}
+    return out
 
 
 def _table_context(session: Session, row: Outbox, seat: Seat, w: Words) -> dict[str, Any]:
@@ -235,4 +250,6 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
         "move_groups": [],
         "epoch_terrain": "",
         "close_ups": [],
+        # What became of the reader's pre-moves (compose fills it in for a kind that tells it).
+        "premoves": {},
     }

@@ -103,6 +103,9 @@ class GameMail:
     carries_token: ClassVar[bool] = False
     #: A reply to it goes to the table (``talk+TOKEN@``) and is never played.
     replies_to_table: ClassVar[bool] = False
+    #: Tells the reader what became of their pre-moves: the one played as their
+    #: last move, or that none could be played when this turn came.
+    tells_premoves: ClassVar[bool] = False
 
     def still_wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
         """Whether the world still calls for this message (checked just before sending)."""
@@ -151,6 +154,7 @@ class TurnMail(GameMail):
     needed to decide and a reply address to answer with the move."""
 
     kind = OutboxKind.TURN
+    tells_premoves = True
     waits_while_present = True
     shows_board = True
     offers_moves = True
@@ -170,6 +174,7 @@ class ReminderMail(GameMail):
     the same moves, and the reply token of the same turn."""
 
     kind = OutboxKind.REMINDER
+    tells_premoves = True
     waits_while_present = True
     shows_board = True
     offers_moves = True
@@ -203,6 +208,7 @@ class GameOverMail(GameMail):
     waits while they are on their page)."""
 
     kind = OutboxKind.GAME_OVER
+    tells_premoves = True
     heeds_mail_setting = False  # even to one who turned turn mail off
     shows_board = True
 
@@ -220,6 +226,7 @@ class CancelledMail(GameMail):
 
 class DigestMail(GameMail):
     kind = OutboxKind.DIGEST
+    tells_premoves = True
     shows_board = True
     shows_table = True
 

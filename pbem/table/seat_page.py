@@ -1,6 +1,6 @@
 """What a seat's page shows, read in one transaction from one look-up of its token:
 the seat's view of the game, the page's version (``watching``), the table talk,
-the rematch of a finished game and the game's webhooks.
+the rematch of a finished game, the game's webhooks and the seat's pre-moves.
 
 The page used to ask each of them by the token, each in its own transaction,
 each hashing the token and loading the game and its seats again; here they
@@ -10,11 +10,14 @@ page shows (its newest table message is the one the page lists)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.context import Context
 from ..core.db import session_scope
 from ..rules.views import SeatView
+from ..core.models import GameStatus
 from pbem.games.lookup import seat_and_game
+from pbem.games.premoves import own_premoves
 from pbem.games.views import game_view
 from .rematch import Rematch, seat_rematch
 from .talk import Table, table_of
@@ -33,6 +36,8 @@ class SeatPage:
     #: The rematch of a finished game, with this player's seat in it (``None``: none yet).
     rematch: Rematch | None
     webhooks: Webhooks
+    #: The seat's own pre-moves while the game is played (``None`` otherwise).
+    premoves: dict[str, Any] | None = None
 
 
 def seat_page(ctx: Context, token: object) -> SeatPage:
@@ -45,4 +50,5 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
         last_talk = table.messages[-1]["id"] if table.messages else None
         return SeatPage(view=view, version=seat_version(ctx, game, seats, seat, view["status"], last_talk),
                         table=table, rematch=seat_rematch(ctx, session, game, seat),
-                        webhooks=listing(session, seat, seats))
+                        webhooks=listing(session, seat, seats),
+                        premoves=own_premoves(session, seat) if game.status == GameStatus.ACTIVE else None)

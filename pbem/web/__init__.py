@@ -19,6 +19,7 @@ from ..drawing.style import CSS_ROOT, LOOK
 from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
 from . import catcher, webhook_pages
+from . import api_premoves, premove_pages
 # The pages' views, by area: each adds its own to ``pages.bp``.
 from . import home, seat_pages, signin_pages  # noqa: F401
 from .limits import Limits
@@ -59,6 +60,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.init_app(app)
     locale.init_app(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(api_premoves.bp)
+    app.register_blueprint(premove_pages.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
     health.init_app(app)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
+from . import openapi_premoves
 from ..rules.views import NewGameView, SeatView, View
 from ..drawing.style import BOARD_STYLES
 from pbem.games.starting import LEVELS, MAX_TURN_HOURS
@@ -321,7 +322,7 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = ()
+AREAS: tuple[Area, ...] = (openapi_premoves,)
 
 
 def _document() -> dict[str, Any]:

@@ -139,6 +139,7 @@ def play_page(token: str, page: SeatPage | None = None, *, error: str | None = N
                            max_talk=table_talk.MAX_TALK, levels=LEVELS, default_level=Level.MEDIUM,
                            version=page.version,
                            webhooks=page.webhooks, webhook_answer={**_NO_WEBHOOK_ANSWER, **(webhook_answer or {})},
+                           premoves=page.premoves,
                            seat_data=_seat_data(view, page.table, w, ctx.config["PRESENCE_SECONDS"]),
                            **game_parts(view, token)), status
 

@@ -441,6 +441,18 @@ def order_keyword(w: Words = ENGLISH) -> str:
     return w.p_("reply keyword", "order")
 
 
+def then_keyword(w: Words = ENGLISH) -> str:
+    """The word a reply writes before its pre-moves (``then 12-13, 4-5``), in the
+    reader's language: one that the reply reader takes (``pbem.inbound.reading``).
+
+    >>> then_keyword(), then_keyword(Words("pt"))
+    ('then', 'depois')
+    """
+    # Translators: typed at the start of a reply before pre-moves ("then 12-13, 4-5").
+    # Only hu "aztán"/"majd", cs "pak"/"potom" and pt "depois"/"então" are understood: use one of them.
+    return w.p_("reply keyword", "then")
+
+
 # -- settings and messages ----------------------------------------------------
 
 _MAIL_LABELS = {

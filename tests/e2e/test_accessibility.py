@@ -199,6 +199,8 @@ def test_seat_pages_in_every_state(audit: Audit, live: Any) -> None:
     audit.visit(f"/play/{mover}", "seat: active, your turn")
     other = next(t for t in toks if t != mover)
     audit.visit(f"/play/{other}", "seat: active, not your turn")
+    games.set_premoves(ctx, other, view["legal_moves"][:2])
+    audit.visit(f"/play/{other}?with=premoves", "seat: active, not your turn, with pre-moves")
     audit.visit(f"/games/{game_id}", "public game, active")
     page = audit.visit(f"/unsubscribe/{other}", "unsubscribe")
     submit(page, "main form button[type=submit]")

@@ -261,6 +261,10 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
     page.locator(f"#board [data-territory='{source}']").first.click()
     layout.measure(language, "seat: a territory picked")
     other = next(t for t in toks if t != mover)
+    # With pre-moves listed (one with an order): their section's rows and buttons must fit too.
+    target = view["legal_moves"][0].split("-")[1]
+    games.set_premoves(ctx, other, [view["legal_moves"][0], {"move": view["legal_moves"][-1], "order": None},
+                                    {"move": view["legal_moves"][0], "order": [int(target)]}])
     layout.visit(language, f"/play/{other}", "seat: not your turn")
     layout.visit(language, f"/games/{game_id}", "public page: in play")
     layout.visit(language, f"/unsubscribe/{other}", "unsubscribe")

@@ -87,6 +87,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 [[operations]]
 include-name = "POST /seat/webhooks"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# Whether a pre-move can still be legal depends on the position (422 with
+# record.md's code for one that never can), and on whose turn it is (409 your-turn).
+[[operations]]
+include-name = "PUT /seat/premoves"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
 # What the seat token provider answers before the test database exists (the
@@ -118,6 +124,10 @@ class World:
             return self.to_move()[0]
         if path == "/seat/computer":
             return self.handed[0]
+        if path == "/seat/premoves":
+            # A seat whose turn it is not: pre-moves are for the others' turns.
+            mover = self.to_move()[0]
+            return next(t for t in self.started if t != mover)
         return self.started[1]
 
 
@@ -181,6 +191,12 @@ def _prepare(case: Any, world: World, *, game_ids: bool = True) -> None:
         _, view = world.to_move()
         if view["legal_moves"]:
             case.body = {"move": view["legal_moves"][turn % len(view["legal_moves"])], "ply": view["ply"]}
+    elif case.operation.path == "/seat/premoves" and isinstance(case.body, dict):
+        # Moves legal now (so they may be legal when the turn comes): the list is taken.
+        _, view = world.to_move()
+        legal = view["legal_moves"]
+        if legal:
+            case.body = {"moves": [legal[(turn + i) % len(legal)] for i in range(min(3, len(legal)))]}
 
 
 def _positive(case: Any) -> bool:
