@@ -15,6 +15,8 @@ from ..core.context import Context
 from ..core.db import session_scope
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game
+from pbem.games.notes import Notes, read_notes
+from pbem.games.nudges import NudgeOffer, nudge_offer
 from pbem.games.views import game_view
 from .rematch import Rematch, seat_rematch
 from .talk import Table, table_of
@@ -33,6 +35,10 @@ class SeatPage:
     #: The rematch of a finished game, with this player's seat in it (``None``: none yet).
     rematch: Rematch | None
     webhooks: Webhooks
+    #: Whom this seat may nudge, and from when (``None``: nobody now).
+    nudge: NudgeOffer | None
+    #: The seat's own private notes.
+    notes: Notes
 
 
 def seat_page(ctx: Context, token: object) -> SeatPage:
@@ -45,4 +51,5 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
         last_talk = table.messages[-1]["id"] if table.messages else None
         return SeatPage(view=view, version=seat_version(ctx, game, seats, seat, view["status"], last_talk),
                         table=table, rematch=seat_rematch(ctx, session, game, seat),
-                        webhooks=listing(session, seat, seats))
+                        webhooks=listing(session, seat, seats),
+                        nudge=nudge_offer(ctx, session, game, seats, seat), notes=read_notes(session, seat))
