@@ -76,10 +76,12 @@ def set_notes(ctx: Context, token: object, text: object, in_turn_mail: object = 
     if _UNSTORABLE.search(text):
         raise errors.Invalid(N_("The request contains a character that cannot be stored (such as NUL)."),
                              code="bad-text", field="text")
-    cleaned = clean_notes(text)
-    if len(cleaned) > MAX_NOTES:
+    # Counted as typed (a browser's line ends as one each), before NFC, which may lengthen some text.
+    length = len(_LINE_ENDS.sub("\n", text))
+    if length > MAX_NOTES:
         raise errors.Invalid(N_("your notes are %(length)d characters long: at most %(max)d fit"),
-                             length=len(cleaned), max=MAX_NOTES, code="notes-too-long", field="text")
+                             length=length, max=MAX_NOTES, code="notes-too-long", field="text")
+    cleaned = clean_notes(text)
     with session_scope(ctx.engine) as session:
         seat, _, _ = seat_and_game(session, token)
         note = session.exec(select(SeatNote).where(SeatNote.seat_id == seat.id)).first()
