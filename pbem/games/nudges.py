@@ -8,6 +8,7 @@ who moved meanwhile is not nudged."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from math import ceil
@@ -26,6 +27,8 @@ from ..core.seat_extras_tables import Nudge
 from ..people.players import address_hash, suppression_hashes
 from ..words import N_
 from .lookup import refuse_computer_seat, seat_and_game
+
+log = logging.getLogger(__name__)
 
 #: How often one seat may nudge in one game.
 NUDGE_EVERY = timedelta(hours=24)
@@ -157,6 +160,9 @@ def nudge(ctx: Context, token: object) -> NudgeSent:
                       recipient=mover.email, base_url=ctx.base_url, now=now, game_id=game.id, seat_id=mover.id)
         sent: NudgeSent = {"game": game.public_id, "nudged": mover.name,
                            "next_nudge_at": (now + NUDGE_EVERY).isoformat()}
+    # Mail one player makes another get: said in the log, by seat and game only.
+    log.info("seat %d of game %s nudged seat %d to move", seat.position, sent["game"], mover.position,
+             extra={"game": sent["game"]})
     ctx.relay([row])
     return sent
 
