@@ -38,7 +38,7 @@ from schemathesis.specs.openapi.checks import (
 
 from pbem.core import errors
 from tests.support.config import app_config
-from tests.support.games import new_game, play
+from tests.support.games import new_game, play, seat_tokens
 from pbem import games
 
 # Valid and invalid data for each operation, bounded so that the file runs in seconds.
@@ -345,7 +345,12 @@ def test_a_nudge_that_goes_and_one_too_soon_get_what_the_document_says(world: Wo
 
     from pbem.core.models import utcnow
 
-    _, tokens = new_game(world.ctx)
+    # Players of their own: the world's creator has used up their confirmations for the day.
+    game_id = games.start_game(world.ctx, games.parse_players([{"name": "Nia", "email": "nia@example.org"},
+                                                               {"name": "Ola", "email": "ola@example.org"}]))
+    tokens = seat_tokens(world.ctx, game_id)
+    for token in tokens:
+        games.accept(world.ctx, token)
     waiter = next(t for t in tokens if not games.seat_view(world.ctx, t)["your_turn"])
     kept = world.ctx.now
     world.ctx.now = lambda: utcnow() + timedelta(hours=25)
