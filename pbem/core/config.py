@@ -116,6 +116,11 @@ DEFAULTS: dict[str, Any] = {
     # goes only if it is still their turn (pbem.table.watching).  The page says so every
     # third of it.
     "PRESENCE_SECONDS": 90.0,
+    # A player who has waited this many hours on the same mover may nudge them
+    # (once a day per game: pbem.games.nudges).
+    "NUDGE_AFTER_HOURS": 24.0,
+    # Boards drawn as PNG for download, per client IP (drawing one costs work).
+    "LIMIT_BOARD_PNG": "20 per minute; 200 per day",
 }
 
 #: The hard player's time box may be at most this long (a worker is busy for it).
@@ -123,6 +128,8 @@ MAX_BOT_SECONDS = 30.0
 #: A delivery's hard time limit (the ``pbem.deliver`` task's): a public service's
 #: lease must outlast it, so that a lease runs out only when its worker is gone.
 DELIVERY_TIME_LIMIT = 90.0
+#: The longest wait before a nudge (a month): beyond it nobody could ever nudge.
+MAX_NUDGE_AFTER_HOURS = 720
 #: The values of PBEM_LOG_FORMAT (pbem.core.logs).
 LOG_FORMATS = ("text", "json")
 
@@ -233,6 +240,10 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if not isinstance(presence, (int, float)) or not 10 <= presence <= 3600:
         raise UnsafeConfig(f"PBEM_PRESENCE_SECONDS={presence!r}: a player counts as present for 10 to 3600 "
                            "seconds after their page last said so")
+    nudge = config.get("NUDGE_AFTER_HOURS", 24.0)
+    if isinstance(nudge, bool) or not isinstance(nudge, (int, float)) or not 1 <= nudge <= MAX_NUDGE_AFTER_HOURS:
+        raise UnsafeConfig(f"PBEM_NUDGE_AFTER_HOURS={nudge!r}: a player may nudge after waiting 1 to "
+                           f"{MAX_NUDGE_AFTER_HOURS} hours")
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")

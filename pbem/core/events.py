@@ -46,6 +46,8 @@ class Event(StrEnum):
     UNREACHABLE = "unreachable"
     #: ``webhook-off:ID``: a webhook was switched off.
     WEBHOOK_OFF = "webhook-off"
+    #: ``nudge:ID``: a player nudged the one to move (``seat_extras_tables.Nudge``).
+    NUDGE = "nudge"
     #: ``login:NONCE`` and ``link:NONCE``: asked for each time anew.
     LOGIN = "login"
     LINK = "link"
@@ -54,7 +56,7 @@ class Event(StrEnum):
 #: The events whose first detail is a ply.
 _OF_PLY = (Event.PLY, Event.REMIND, Event.AUTOPILOT)
 #: The events whose detail is a row's id.
-_OF_ROW = (Event.TALK, Event.INBOUND, Event.UNREACHABLE, Event.WEBHOOK_OFF)
+_OF_ROW = (Event.TALK, Event.INBOUND, Event.UNREACHABLE, Event.WEBHOOK_OFF, Event.NUDGE)
 
 
 def key(event: Event, *details: object) -> str:
@@ -80,5 +82,5 @@ def ply_of(text: str) -> int | None:
 
 
 def id_of(text: str) -> int | None:
-    """The row a talk, inbound, unreachable or webhook-off key names (``None`` for another key)."""
+    """The row a talk, inbound, unreachable, webhook-off or nudge key names (``None`` for another key)."""
     return _number(text, _OF_ROW, 1)

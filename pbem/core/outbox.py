@@ -44,6 +44,8 @@ class OutboxKind(StrEnum):
     WEBHOOK_OFF = "webhook-off"
     #: "The operator cancelled this game" (pbem admin cancel).
     CANCELLED = "cancelled"
+    #: "Anna is waiting for your move": another player nudged the mover (event ``nudge:ID``).
+    NUDGE = "nudge"
 
 
 #: Every kind's value (a row read back holds a plain string).

@@ -14,6 +14,8 @@ from .mine import GAMES_PER_PAGE, games_of
 from .moves import read_move, submit_move
 from .premoves import (MAX_PREMOVES, add_premove, clear_premoves, news_of as premove_news, parse_premoves, premoves_of,
                        remove_premove, set_premoves)
+from .notes import MAX_NOTES, Notes, notes, read_notes, set_notes
+from .nudges import NudgeOffer, NudgeSent, nudge, nudge_of, nudge_offer, turn_started
 from .announcing import COMPUTER_GRACE
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
@@ -24,7 +26,8 @@ __all__ = [
     "MAX_PREMOVES", "add_premove", "clear_premoves", "parse_premoves", "premove_news", "premoves_of", "remove_premove",
     "set_premoves",
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
-    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "SeatStatus", "accept",
+    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_NOTES", "MAX_TURN_HOURS", "Notes", "NudgeOffer", "NudgeSent",
+    "notes", "nudge", "nudge_of", "nudge_offer", "read_notes", "set_notes", "turn_started", "NewPlayer", "SeatStatus", "accept",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
     "game_view", "games_of",
     "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",

@@ -30,6 +30,7 @@ from ..people import signin
 from ..rules.views import SeatView
 from ..table import webhooks
 from ..words import Words, move_text
+from .. import games
 
 _OUTBOX = table_of(Outbox)
 # Built once: a sign-in row keeps the link it sends.
@@ -167,6 +168,11 @@ class TurnMail(GameMail):
 
     def reply_ply(self, m: Mailing) -> int | None:
         return event_ply(m.row.event)
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        # The seat's own notes at the foot, if it asked: this mail goes to that seat only.
+        kept = games.read_notes(m.session, m.seat)
+        return {"notes": kept["text"] if kept["in_turn_mail"] else ""}
 
 
 class ReminderMail(GameMail):
@@ -332,12 +338,30 @@ class WebhookOffMail(GameMail):
                     webhook_error=m.w._(shown) if shown else "")
 
 
+class NudgeMail(GameMail):
+    """"Anna is waiting for your move" (event ``nudge:ID``): sent while the turn
+    nudged about is still the reader's."""
+
+    kind = OutboxKind.NUDGE
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return game.status == GameStatus.ACTIVE and game.turn_seat == seat.position and seat.bot is None
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        sent = games.nudge_of(m.session, m.row.event)
+        if sent is None or sent.ply != m.game.ply or sent.mover_id != m.seat.id:
+            return None  # they moved since (and may have their turn again): nothing to nudge about
+        nudger = next((s.name for s in m.seats if s.id == sent.seat_id), "")
+        started = games.turn_started(m.session, m.game)
+        return dict(nudger=nudger, waiting_since=m.w.when(started) if started else "")
+
+
 #: Every kind of mail by its kind.
 RECORDS: dict[OutboxKind, SignInMail | GameMail] = {
     record.kind: record for record in (
         SignInMail(), InviteMail(), TurnMail(), ReminderMail(), DeadlineMail(), GameOverMail(), CancelledMail(),
         DigestMail(), LinkMail(), ReplyAcceptedMail(), ReplyRefusedMail(), ReplyConfirmMail(), TalkMail(),
-        UnreachableMail(), WebhookOffMail())}
+        UnreachableMail(), WebhookOffMail(), NudgeMail())}
 
 
 def record_of(kind: str) -> SignInMail | GameMail:

@@ -31,6 +31,7 @@ from ..core.events import Event
 from ..core.models import (RUNNING, CaughtMail, Game, GameStatus, Inbound, Login, MailChoice, MoveRecord, Outbox,
                            OutboxStatus, Rating, Seat, Suppression, Webhook)
 from ..core.outbox import OutboxKind, enqueue
+from ..core.seat_extras_tables import SeatNote
 from ..people.players import BadAddress, address_hash, clean_address, mailbox_hash
 from ..people import reachability
 from .. import games
@@ -362,7 +363,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
         raise errors.Invalid("%(address)s is not an email address", address=repr(raw_address[:80]))
     now = ctx.now()
     counts = {"seats": 0, "games_cancelled": 0, "seats_to_computer": 0, "outbox": 0, "logins": 0,
-              "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0}
+              "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0, "notes": 0}
     outbox: list[int | None] = []
     seat_ids: list[int] = []
     computer_turns: list[tuple[int, int]] = []
@@ -414,6 +415,8 @@ def forget(ctx: Context, raw_address: str) -> Done:
                 col(Outbox.kind) == OutboxKind.WEBHOOK, col(Outbox.status) == OutboxStatus.PENDING,
                 col(Outbox.recipient).in_([webhook_events.recipient(h) for h in hooks]))).rowcount
             counts["webhooks"] = session.exec(delete(Webhook).where(col(Webhook.id).in_(hooks))).rowcount
+        # Their private notes are theirs alone: gone with the seat's person.
+        counts["notes"] = session.exec(delete(SeatNote).where(col(SeatNote.seat_id).in_(seat_ids))).rowcount
         counts["logins"] = session.exec(delete(Login).where(col(Login.email) == address)).rowcount
         counts["inbound"] = session.exec(delete(Inbound).where(or_(
             func.lower(col(Inbound.sender)) == address, col(Inbound.id).in_(_inbound_quoting(session, address))))

@@ -18,6 +18,8 @@ from ..rules.views import SeatView
 from ..core.models import GameStatus
 from pbem.games.lookup import seat_and_game
 from pbem.games.premoves import own_premoves
+from pbem.games.notes import Notes, read_notes
+from pbem.games.nudges import NudgeOffer, nudge_offer
 from pbem.games.views import game_view
 from .rematch import Rematch, seat_rematch
 from .talk import Table, table_of
@@ -36,6 +38,10 @@ class SeatPage:
     #: The rematch of a finished game, with this player's seat in it (``None``: none yet).
     rematch: Rematch | None
     webhooks: Webhooks
+    #: Whom this seat may nudge, and from when (``None``: nobody now).
+    nudge: NudgeOffer | None
+    #: The seat's own private notes.
+    notes: Notes
     #: The seat's own pre-moves while the game is played (``None`` otherwise).
     premoves: dict[str, Any] | None = None
 
@@ -51,4 +57,5 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
         return SeatPage(view=view, version=seat_version(ctx, game, seats, seat, view["status"], last_talk),
                         table=table, rematch=seat_rematch(ctx, session, game, seat),
                         webhooks=listing(session, seat, seats),
-                        premoves=own_premoves(session, seat) if game.status == GameStatus.ACTIVE else None)
+                        premoves=own_premoves(session, seat) if game.status == GameStatus.ACTIVE else None,
+                        nudge=nudge_offer(ctx, session, game, seats, seat), notes=read_notes(session, seat))

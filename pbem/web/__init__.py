@@ -20,6 +20,7 @@ from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
 from . import catcher, webhook_pages
 from . import api_premoves, premove_pages
+from . import seat_extras_api, seat_extras_pages
 # The pages' views, by area: each adds its own to ``pages.bp``.
 from . import home, seat_pages, signin_pages  # noqa: F401
 from .limits import Limits
@@ -68,6 +69,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     monitoring.init_app(app)
     app.register_blueprint(watch.bp)
     app.register_blueprint(webhook_pages.bp)
+    app.register_blueprint(seat_extras_api.bp)
+    app.register_blueprint(seat_extras_pages.bp)
     if settings["MAILBOX"]:
         app.register_blueprint(mailbox.bp)
         # The demo game's webhook lands here: it exists only where the mailbox does.

@@ -22,6 +22,7 @@ from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 
 from . import api, api_premoves, catcher, unsubscribe
+from . import api, catcher, seat_extras_api, unsubscribe
 
 
 def init_app(app: Flask) -> None:
@@ -49,6 +50,7 @@ def init_app(app: Flask) -> None:
     protect = CSRFProtect(app)
     protect.exempt(api.bp)
     protect.exempt(api_premoves.bp)
+    protect.exempt(seat_extras_api.bp)  # the same bearer token
     # The demo's webhook catcher (registered only with the mailbox) takes the
     # service's own posts, signed with the game's secret instead.
     protect.exempt(catcher.bp)

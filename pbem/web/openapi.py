@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..rules.tables import CLANS, MAX_PLAYERS, MIN_PLAYERS
-from . import openapi_premoves
 from ..rules.views import NewGameView, SeatView, View
 from ..drawing.style import BOARD_STYLES
 from pbem.games.starting import LEVELS, MAX_TURN_HOURS
 from pbem.games.settings import MAIL_CHOICES
 from ..core.models import WebhookKind
 from .schema import object_schema
+from . import openapi_premoves, openapi_seat_extras
 from ..table.webhook_targets import MAX_URL as MAX_WEBHOOK_URL
 from ..table.webhooks import WebhookLine, Webhooks
 from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
@@ -322,7 +322,7 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = (openapi_premoves,)
+AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras)
 
 
 def _document() -> dict[str, Any]:

@@ -201,12 +201,32 @@ def test_seat_pages_in_every_state(audit: Audit, live: Any) -> None:
     audit.visit(f"/play/{other}", "seat: active, not your turn")
     games.set_premoves(ctx, other, view["legal_moves"][:2])
     audit.visit(f"/play/{other}?with=premoves", "seat: active, not your turn, with pre-moves")
+    # After the wait: the nudge button, pressed; the notes, saved; and too long.
+    # (The first turn began 25 hours ago: the clock itself stays, for the mail waiting on presence.)
+    with session_scope(ctx.engine) as session:
+        started = session.get(Game, db_id(session, game_id))
+        assert started is not None and started.ply == 0 and started.started_at is not None
+        started.started_at = as_utc(started.started_at) - timedelta(hours=25)
+        session.add(started)
+    page = audit.visit(f"/play/{other}", "seat: active, may nudge")
+    submit(page, "form[action$='/nudge'] button")
+    audit.check(page, "seat: nudged, with a notice")
+    page.locator("#notes-text").fill("Block green in the north.")
+    submit(page, "form.notes-form button")
+    audit.check(page, "seat: notes saved")
+    page.locator("#notes-text").evaluate("(box, text) => { box.removeAttribute('maxlength'); box.value = text; }",
+                                         "n" * 4001)
+    submit(page, "form.notes-form button")
+    audit.check(page, "seat: notes too long")
     audit.visit(f"/games/{game_id}", "public game, active")
     page = audit.visit(f"/unsubscribe/{other}", "unsubscribe")
     submit(page, "main form button[type=submit]")
     audit.check(page, "unsubscribed")
     # The header's link: a token that only stops mail (the page links to no seat).
-    stop = str(caught(ctx, kind="turn")[-1]["List-Unsubscribe"]).strip("<>")
+    # (The first turn's mail waits while its reader is on their page, as the first
+    # seat was when the game began: the nudge to the same mover has the same header.)
+    game_mail = caught(ctx, kind="turn") or caught(ctx, kind="nudge")
+    stop = str(game_mail[-1]["List-Unsubscribe"]).strip("<>")
     page = audit.visit(stop[stop.index("/unsubscribe/"):], "unsubscribe (the header's token)")
     submit(page, "main form button[type=submit]")
     audit.check(page, "unsubscribed (the header's token)")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -23,7 +24,7 @@ from sqlmodel import col, select
 
 from pbem import games
 from pbem.core.db import session_scope
-from pbem.core.models import CaughtMail
+from pbem.core.models import CaughtMail, Game, MoveRecord
 from tests.support.browser import open_page
 from tests.support.games import finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
@@ -266,6 +267,14 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
     games.set_premoves(ctx, other, [view["legal_moves"][0], {"move": view["legal_moves"][-1], "order": None},
                                     {"move": view["legal_moves"][0], "order": [int(target)]}])
     layout.visit(language, f"/play/{other}", "seat: not your turn")
+    # The turn began 25 hours ago: the nudge button shows.
+    with session_scope(ctx.engine) as session:
+        for made in session.exec(select(MoveRecord).join(Game, col(Game.id) == col(MoveRecord.game_id))
+                                 .where(Game.public_id == game_id)):
+            made.created_at = made.created_at - timedelta(hours=25)
+            session.add(made)
+    page = layout.visit(language, f"/play/{other}", "seat: may nudge")
+    assert page.locator("form[action$='/nudge'] button").count() == 1
     layout.visit(language, f"/games/{game_id}", "public page: in play")
     layout.visit(language, f"/unsubscribe/{other}", "unsubscribe")
     over, over_toks = ended
@@ -301,5 +310,5 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
     layout.visit(language, "/no/such/page", "404", status=404)
     layout.visit(language, "/play/not-a-seat-token", "401", status=401)
 
-    assert len(layout.measured) == 23 * len(WIDTHS)
+    assert len(layout.measured) == 24 * len(WIDTHS)
     assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)

@@ -38,7 +38,7 @@ from schemathesis.specs.openapi.checks import (
 
 from pbem.core import errors
 from tests.support.config import app_config
-from tests.support.games import new_game, play
+from tests.support.games import new_game, play, seat_tokens
 from pbem import games
 
 # Valid and invalid data for each operation, bounded so that the file runs in seconds.
@@ -92,6 +92,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 # record.md's code for one that never can), and on whose turn it is (409 your-turn).
 [[operations]]
 include-name = "PUT /seat/premoves"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# A nudge depends on the game's state and the clock: on your own turn 409, before
+# the wait or again within a day 429 nudge-too-soon.
+[[operations]]
+include-name = "POST /seat/nudge"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
@@ -334,6 +340,51 @@ def test_text_that_cannot_be_stored_gets_what_the_document_says(world: World, pa
     assert response.status_code == 422 and response.json()["error"]["code"] == "bad-text", response.text
     case.validate_response(response, checks=ANSWER_CHECKS)
     assert games.public_game(world.ctx, world.game_ids[1]) == before
+
+
+@pytest.mark.parametrize("bad", ["\ud800", "a\udfffb", "\x00"], ids=["high", "low", "nul"])
+def test_notes_that_cannot_be_stored_get_what_the_document_says(world: World, bad: str) -> None:
+    """The notes are a PUT: the same 422 bad-text, and the notes kept stay as they were."""
+    case = schema["/seat/notes"]["PUT"].Case(body={"text": f"plan {bad}"},
+                                             headers={"Authorization": f"Bearer {world.started[1]}"})
+    before = games.notes(world.ctx, world.started[1])
+    response = case.call(app=world.app)
+    assert response.status_code == 422 and response.json()["error"]["code"] == "bad-text", response.text
+    case.validate_response(response, checks=ANSWER_CHECKS)
+    assert games.notes(world.ctx, world.started[1]) == before
+
+
+def test_a_nudge_that_goes_and_one_too_soon_get_what_the_document_says(world: World) -> None:
+    """The fuzzer's nudges come too soon (the game's moves were just made): one
+    after the wait is held to the document's 202, the next to its 429."""
+    from datetime import timedelta
+
+    from pbem.core.models import utcnow
+
+    # Players of their own: the world's creator has used up their confirmations for the day.
+    game_id = games.start_game(world.ctx, games.parse_players([{"name": "Nia", "email": "nia@example.org"},
+                                                               {"name": "Ola", "email": "ola@example.org"}]))
+    tokens = seat_tokens(world.ctx, game_id)
+    for token in tokens:
+        games.accept(world.ctx, token)
+    waiter = next(t for t in tokens if not games.seat_view(world.ctx, t)["your_turn"])
+    kept = world.ctx.now
+    world.ctx.now = lambda: utcnow() + timedelta(hours=25)
+    try:
+        case = schema["/seat/nudge"]["POST"].Case(headers={"Authorization": f"Bearer {waiter}"})
+        sent, again = case.call(app=world.app), case.call(app=world.app)
+    finally:
+        world.ctx.now = kept
+    assert sent.status_code == 202 and again.status_code == 429, (sent.text, again.text)
+    assert again.json()["error"]["code"] == "nudge-too-soon" and int(again.headers["retry-after"][0]) == 86400
+    case.validate_response(sent, checks=ANSWER_CHECKS)
+    case.validate_response(again, checks=ANSWER_CHECKS)
+
+
+def test_the_extras_operations_are_in_the_document() -> None:
+    """Nudges and notes are described (and so fuzzed by the test above, which takes every operation)."""
+    operations = {(path, method) for path, methods in schema.raw_schema["paths"].items() for method in methods}
+    assert {("/seat/nudge", "post"), ("/seat/notes", "get"), ("/seat/notes", "put")} <= operations
 
 
 @pytest.mark.parametrize("path, body", [("/seat/discord", {"discord_id": "123456789012345678"}),

@@ -10,7 +10,7 @@ keeps stopping that exact address only (the service checks both hashes).
 Only adds rows; the downgrade leaves them (they stop nobody who did not ask).
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-12-03 14:15:00
 """
 from datetime import datetime, timezone

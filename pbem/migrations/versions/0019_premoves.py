@@ -1,7 +1,7 @@
 """a seat's pre-moves: the ranked moves it set for its next turn (issue 33)
 
 Revision ID: 0019
-Revises: 0012
+Revises: 0018
 Create Date: 2026-12-04 16:45:00
 """
 from alembic import op
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 
 revision = '0019'
-down_revision = '0012'
+down_revision = '0018'
 branch_labels = None
 depends_on = None
 
