@@ -19,8 +19,9 @@ from ..drawing.style import CSS_ROOT, LOOK
 from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
 from . import catcher, webhook_pages
+from . import calendar as calendars
 # The pages' views, by area: each adds its own to ``pages.bp``.
-from . import home, seat_pages, signin_pages  # noqa: F401
+from . import dashboard_pages, home, seat_pages, signin_pages  # noqa: F401
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -65,6 +66,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     monitoring.init_app(app)
     app.register_blueprint(watch.bp)
     app.register_blueprint(webhook_pages.bp)
+    calendars.init_app(app)
+    app.register_blueprint(dashboard_pages.unsubscribing)
     if settings["MAILBOX"]:
         app.register_blueprint(mailbox.bp)
         # The demo game's webhook lands here: it exists only where the mailbox does.
