@@ -44,6 +44,8 @@ class OutboxKind(StrEnum):
     WEBHOOK_OFF = "webhook-off"
     #: "The operator cancelled this game" (pbem admin cancel).
     CANCELLED = "cancelled"
+    #: A person's daily mail: every game where it is their turn (no game of its own).
+    DAILY = "daily"
 
 
 #: Every kind's value (a row read back holds a plain string).
