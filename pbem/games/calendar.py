@@ -173,10 +173,10 @@ def _calendar(ctx: Context, running: list[tuple[Seat, Game]], names: dict[int, l
         mover = next((n for p, n, _ in seated if p == game.turn_seat), "")
         others = [w._("%(name)s (computer)", name=n) if bot else n for p, n, bot in seated if p != seat.position]
         yours = game.turn_seat == seat.position
-        summary = (w._("Clans: your move is due (game %(game)s)", game=game.public_id) if yours
-                   else w._("Clans: move due for %(name)s (game %(game)s)", name=mover, game=game.public_id))
-        description = w._("You play with %(others)s. Deadline: %(when)s.", others=names_text(others, w),
-                          when=w.when(deadline))
+        what = w._("Your turn") if yours else w._("%(name)s is to move", name=mover)
+        summary = w._("Clans, game %(game)s: %(what)s", game=game.public_id, what=what)
+        description = "\n".join([w._("the others: %(names)s", names=names_text(others, w)),
+                                  w._("Due %(when)s", when=w.when(deadline))])
         event = Event.new(uid=f"{game.public_id}-{seat.position}@{host}", start=deadline.astimezone(tz),
                           stamp=now, sequence=_sequence(game, deadline, turn_starts.get(game.id)), summary=summary,
                           description=description, url=f"{ctx.base_url}/games/{game.public_id}")

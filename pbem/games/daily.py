@@ -92,7 +92,7 @@ def set_daily(ctx: Context, email: str, *, on: bool, hour: object, time_zone: ob
         try:
             zone = clean_time_zone(time_zone)
         except UnknownTimeZone:
-            raise errors.Invalid(N_("not a time zone we know"), code="invalid-time-zone") from None
+            raise errors.Invalid(N_("the time zone must be an IANA name such as Europe/Budapest"), code="invalid-time-zone") from None
     with session_scope(ctx.engine) as session:
         row = row_of(session, email)
         if row is None:
