@@ -44,11 +44,11 @@ def waiting_games(ctx: Any, email: str, name: str, count: int, *, language: str 
         players = [{"name": name, "email": email, "language": language, "time_zone": time_zone},
                    {"name": f"Other{n}", "email": f"other{n}.{email}"}]
         game_id = games.start_game(ctx, games.parse_players(players))
-        toks = seat_tokens(ctx, game_id)
+        # Seats are drawn at the start: theirs first.
+        toks = sorted(seat_tokens(ctx, game_id), key=lambda t: games.seat_view(ctx, t)["you"] != name)
         for t in toks:
             games.accept(ctx, t)
-        view = games.seat_view(ctx, toks[0])
-        if not view["your_turn"]:
+        if not games.seat_view(ctx, toks[0])["your_turn"]:
             other = games.seat_view(ctx, toks[1])
             games.submit_move(ctx, toks[1], other["legal_moves"][0], None, other["ply"])
         assert games.seat_view(ctx, toks[0])["your_turn"]
