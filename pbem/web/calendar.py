@@ -12,9 +12,11 @@ from flask import Blueprint, Flask, Response, jsonify
 
 from ..core.app_context import context
 from ..games import calendar
-from .api import _bearer
+from .api import _bearer, _challenge
 
 bp = Blueprint("calendar_api", __name__, url_prefix="/api/v1")
+# A 401 names the scheme, as the rest of the API's do.
+bp.after_request(_challenge)
 feeds = Blueprint("calendar", __name__)
 
 
