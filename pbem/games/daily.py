@@ -52,6 +52,11 @@ def seats_zone(session: Session, email: str) -> str:
     return found or DEFAULT_TIME_ZONE
 
 
+def seats_zone_of(ctx: Context, email: str) -> str:
+    with session_scope(ctx.engine) as session:
+        return seats_zone(session, email)
+
+
 def seats_language(session: Session, email: str) -> str:
     """The language of the person's newest seat: what a mail about no single
     game of theirs speaks."""

@@ -46,6 +46,7 @@ def dashboard_parts(email: str) -> dict[str, Any]:
                     "deadline": w.when(x.deadline) if x.deadline else ""}
                    for x in waiting.waiting_of(ctx, email)]
     return {"waiting": waiting_now, "daily": daily.setting_of(ctx, email), "hours": list(range(24)),
+            "seats_zone": daily.seats_zone_of(ctx, email),
             "zones": time_zones(), "person_feed": calendar.person_feed(ctx, email, make=False)}
 
 

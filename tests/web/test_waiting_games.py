@@ -109,7 +109,7 @@ def test_the_daily_mail_setting_on_the_dashboard(client: Any, ctx: Any) -> None:
     games.start_game(ctx, games.parse_players(players))
     sign_in(client, ctx, "ann@example.org")
     page = client.get("/games").get_data(as_text=True)
-    assert "As my games: Europe/Lisbon" in page
+    assert "time zone: Europe/Lisbon." in page
     token = csrf_from(page)
     answer = client.post("/games/daily", data={"csrf_token": token, "on": "1", "hour": "7", "time_zone": ""})
     assert answer.status_code == 303 and answer.headers["Location"].endswith("#daily")
