@@ -87,12 +87,10 @@ def seat_feed(ctx: Context, seat_token: object) -> dict[str, str]:
     return feed_links(ctx, _made(ctx, seat_id=seat_id))
 
 
-def seat_feed_if_made(ctx: Context, seat_token: object) -> dict[str, str] | None:
-    """The links of a seat's feed if it was made (a page shows it; showing makes nothing)."""
-    with session_scope(ctx.engine) as session:
-        seat, _, _ = seat_and_game(session, seat_token)
-        found = _feed(session, seat_id=seat.id)
-        return feed_links(ctx, found) if found is not None else None
+def seat_feed_in(ctx: Context, session: Session, seat: Seat) -> dict[str, str] | None:
+    """The links of a seat's feed if it was made (its page shows them; showing makes nothing)."""
+    found = _feed(session, seat_id=seat.id)
+    return feed_links(ctx, found) if found is not None else None
 
 
 def person_feed(ctx: Context, email: str, *, make: bool) -> dict[str, str] | None:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from ..core.context import Context
 from ..core.db import session_scope
+from ..core.models import GameStatus
 from ..rules.views import SeatView
+from pbem.games.calendar import seat_feed_in
 from pbem.games.lookup import seat_and_game
 from pbem.games.views import game_view
 from .rematch import Rematch, seat_rematch
@@ -33,6 +35,8 @@ class SeatPage:
     #: The rematch of a finished game, with this player's seat in it (``None``: none yet).
     rematch: Rematch | None
     webhooks: Webhooks
+    #: The seat's calendar feed links, once made (``games.calendar``).
+    calendar: dict[str, str] | None = None
 
 
 def seat_page(ctx: Context, token: object) -> SeatPage:
@@ -45,4 +49,6 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
         last_talk = table.messages[-1]["id"] if table.messages else None
         return SeatPage(view=view, version=seat_version(ctx, game, seats, seat, view["status"], last_talk),
                         table=table, rematch=seat_rematch(ctx, session, game, seat),
-                        webhooks=listing(session, seat, seats))
+                        webhooks=listing(session, seat, seats),
+                        # Offered while the game runs: a finished game has no deadline.
+                        calendar=seat_feed_in(ctx, session, seat) if game.status == GameStatus.ACTIVE else None)

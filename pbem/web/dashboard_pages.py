@@ -20,6 +20,7 @@ from ..core.app_context import context
 from ..core.errors import Unauthorized
 from ..core.tokens import is_public_id
 from ..games import calendar, daily, waiting
+from ..table.seat_page import SeatPage
 from ..words import N_, names_text
 from ..words.language import time_zones
 from .locale import words
@@ -50,13 +51,13 @@ def dashboard_parts(email: str) -> dict[str, Any]:
             "zones": time_zones(), "person_feed": calendar.person_feed(ctx, email, make=False)}
 
 
-def seat_parts(token: str, game: str) -> dict[str, Any]:
+def seat_parts(page: SeatPage) -> dict[str, Any]:
     """What the seat page shows besides the game: its calendar feed (if made)
     and, for a signed-in person with other games waiting on them, "next game"."""
-    ctx = context()
     email = signed_in_email()
-    others = [x for x in waiting.waiting_of(ctx, email) if x.game != game] if email else []
-    return {"seat_feed": calendar.seat_feed_if_made(ctx, token),
+    game = page.view["game"]
+    others = [x for x in waiting.waiting_of(context(), email) if x.game != game] if email else []
+    return {"seat_feed": page.calendar,
             "next_game": url_for("pages.next_game", after=game) if others else None,
             "others_waiting": len(others)}
 

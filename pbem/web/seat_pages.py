@@ -141,7 +141,7 @@ def play_page(token: str, page: SeatPage | None = None, *, error: str | None = N
                            version=page.version,
                            webhooks=page.webhooks, webhook_answer={**_NO_WEBHOOK_ANSWER, **(webhook_answer or {})},
                            seat_data=_seat_data(view, page.table, w, ctx.config["PRESENCE_SECONDS"]),
-                           **seat_parts(token, view["game"]),
+                           **seat_parts(page),
                            **game_parts(view, token)), status
 
 
