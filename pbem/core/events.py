@@ -38,6 +38,8 @@ class Event(StrEnum):
     AUTOPILOT = "autopilot"
     #: ``digest:DAY``: a day's digest.
     DIGEST = "digest"
+    #: ``daily:DAY``: a person's daily mail of that day (their local date).
+    DAILY = "daily"
     #: ``talk:ID``: a table message.
     TALK = "talk"
     #: ``inbound:ID``: the answer to a message received.

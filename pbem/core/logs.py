@@ -24,7 +24,7 @@ TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # mail provider refused, and names nobody).
 _ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?=[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)")
 # Secrets in paths: seat links, sign-in links, unsubscribe and "never" links.
-_LINK_TOKEN = re.compile(r"(/(?:play|signin|unsubscribe|never|api/v1/seat)/)[A-Za-z0-9_~.-]{12,}")
+_LINK_TOKEN = re.compile(r"(/(?:play|signin|unsubscribe/daily|unsubscribe|never|calendar|api/v1/seat)/)[A-Za-z0-9_~.-]{12,}")
 _BEARER = re.compile(r"(Bearer\s+)[^\s\"',]+", re.IGNORECASE)
 # A whole address's path and query: a chat service's webhook address is its
 # password (discord.com/api/webhooks/ID/TOKEN, hooks.slack.com/services/...).

@@ -46,6 +46,8 @@ class OutboxKind(StrEnum):
     CANCELLED = "cancelled"
     #: "Anna is waiting for your move": another player nudged the mover (event ``nudge:ID``).
     NUDGE = "nudge"
+    #: A person's daily mail: every game where it is their turn (no game of its own).
+    DAILY = "daily"
 
 
 #: Every kind's value (a row read back holds a plain string).

@@ -11,7 +11,7 @@ from typing import Any
 from sqlmodel import Session
 
 from ..inbound import answers, reply_tokens
-from ..games import unsubscribing
+from ..games import daily, unsubscribing
 from ..table import watching
 from ..core.context import Context
 from ..core.models import Outbox, Seat
@@ -59,12 +59,20 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         if signing_in is None:
             return None
         return messages.build(messages.Envelope(**envelope), signing_in, language=w.language)
+    if isinstance(record, kinds.DailyListMail):
+        listing = record.context(ctx, session, row)
+        if listing is None:
+            return None
+        return messages.build(messages.Envelope(**envelope, unsubscribe=listing["unsubscribe"]), listing,
+                              language=listing["w"].language)
     game, seats = games.game_and_seats(session, row.game_id)
     seat = next((s for s in seats if s.id == row.seat_id), None)
     if game is None or seat is None:
         return None
     if not record.still_wanted(ctx, row, game, seat):
         return None
+    if record.replaced_by_daily and daily.replaces_turn_mail(session, seat.email):
+        return None  # their daily mail lists this game instead
     if record.waits_while_present:
         present = watching.present_until(ctx, seat)
         if present is not None:

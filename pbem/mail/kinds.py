@@ -27,9 +27,11 @@ from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox,
 from ..core.outbox import OutboxKind
 from ..core.queries import digest_news
 from ..people import signin
+from ..games import daily
+from ..games.waiting import waiting_in
 from ..rules.views import SeatView
 from ..table import webhooks
-from ..words import Words, move_text
+from ..words import Words, left_text, move_text, names_text
 from .. import games
 
 _OUTBOX = table_of(Outbox)
@@ -107,6 +109,9 @@ class GameMail:
     #: Tells the reader what became of their pre-moves: the one played as their
     #: last move, or that none could be played when this turn came.
     tells_premoves: ClassVar[bool] = False
+    #: Not sent while the reader's daily mail is on (:mod:`pbem.games.daily`):
+    #: the daily one lists the game instead.
+    replaced_by_daily: ClassVar[bool] = False
 
     def still_wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
         """Whether the world still calls for this message (checked just before sending)."""
@@ -161,6 +166,8 @@ class TurnMail(GameMail):
     offers_moves = True
     shows_table = True
     carries_token = True
+    #: Not sent to a person whose daily mail is on: that is their turn mail.
+    replaced_by_daily = True
 
     def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
         return (game.status == GameStatus.ACTIVE and row.event == events.key(Event.PLY, game.ply)
@@ -354,17 +361,45 @@ class NudgeMail(GameMail):
         nudger = next((s.name for s in m.seats if s.id == sent.seat_id), "")
         started = games.turn_started(m.session, m.game)
         return dict(nudger=nudger, waiting_since=m.w.when(started) if started else "")
+class DailyListMail:
+    """A person's daily mail (event ``daily:DAY``, no game of its own): every
+    game where it is their turn as it stands when it goes, in the language of
+    their newest seat and the zone of their setting.  Its List-Unsubscribe
+    switches the daily mail off (:mod:`pbem.games.daily`)."""
+
+    kind: ClassVar[OutboxKind] = OutboxKind.DAILY
+    asked_for: ClassVar[bool] = False
+
+    def context(self, ctx: Context, session: Session, row: Outbox) -> dict[str, Any] | None:
+        """What the templates say (their ``w`` the reader's words), or ``None``
+        once the daily mail is off or no game waits on them any more."""
+        setting = daily.row_of(session, row.recipient)
+        if setting is None or not setting.on or setting.id is None:
+            return None
+        # A game whose turn mail they stopped (its own setting) stays out of it too.
+        waiting = [x for x in waiting_in(session, row.recipient) if x.seat.mail != MailChoice.NONE]
+        if not waiting:
+            return None
+        w = Words(row.language or daily.seats_language(session, row.recipient),
+                  daily.setting_in(session, row.recipient).time_zone)
+        now = ctx.now()
+        listed = [{"game": x.game, "link": links.seat_link(ctx, x.seat), "name": x.seat.name,
+                   "others": names_text(x.others, w), "deadline": w.when(x.deadline) if x.deadline else "",
+                   "left": left_text(x.deadline - now, w) if x.deadline else ""}
+                  for x in waiting]
+        return {"games": listed, "unsubscribe": daily.unsubscribe_link(ctx, setting.id),
+                "dashboard": f"{ctx.base_url}/games", "base_url": ctx.base_url, "kind": row.kind, "w": w}
 
 
 #: Every kind of mail by its kind.
-RECORDS: dict[OutboxKind, SignInMail | GameMail] = {
+RECORDS: dict[OutboxKind, SignInMail | GameMail | DailyListMail] = {
     record.kind: record for record in (
-        SignInMail(), InviteMail(), TurnMail(), ReminderMail(), DeadlineMail(), GameOverMail(), CancelledMail(),
+        SignInMail(), DailyListMail(), InviteMail(), TurnMail(), ReminderMail(), DeadlineMail(), GameOverMail(), CancelledMail(),
         DigestMail(), LinkMail(), ReplyAcceptedMail(), ReplyRefusedMail(), ReplyConfirmMail(), TalkMail(),
         UnreachableMail(), WebhookOffMail(), NudgeMail())}
 
 
-def record_of(kind: str) -> SignInMail | GameMail:
+def record_of(kind: str) -> SignInMail | GameMail | DailyListMail:
     """The record of an outbox row's kind (``KeyError`` for one that is no mail)."""
     return RECORDS[OutboxKind(kind)]
 

@@ -6,6 +6,7 @@ from sqlalchemy import create_engine, pool
 import pbem.core.models
 import pbem.core.premove_tables
 import pbem.core.seat_extras_tables  # noqa: F401
+import pbem.core.daily_tables
 from sqlmodel import SQLModel
 
 config = context.config

@@ -28,6 +28,7 @@ from ..games import webhook_events
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..core.events import Event
+from ..core.daily_tables import CalendarFeed, DailyMail
 from ..core.models import (RUNNING, CaughtMail, Game, GameStatus, Inbound, Login, MailChoice, MoveRecord, Outbox,
                            OutboxStatus, Rating, Seat, Suppression, Webhook)
 from ..core.outbox import OutboxKind, enqueue
@@ -363,7 +364,8 @@ def forget(ctx: Context, raw_address: str) -> Done:
         raise errors.Invalid("%(address)s is not an email address", address=repr(raw_address[:80]))
     now = ctx.now()
     counts = {"seats": 0, "games_cancelled": 0, "seats_to_computer": 0, "outbox": 0, "logins": 0,
-              "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0, "notes": 0}
+              "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0, "notes": 0, "daily_mail": 0,
+              "calendars": 0}
     outbox: list[int | None] = []
     seat_ids: list[int] = []
     computer_turns: list[tuple[int, int]] = []
@@ -425,6 +427,10 @@ def forget(ctx: Context, raw_address: str) -> Done:
             col(CaughtMail.recipient) == address, col(CaughtMail.raw).contains(address, autoescape=True)))).rowcount
         counts["rating"] = session.exec(delete(Rating).where(col(Rating.address_hash) == address_hash(address))
                                         ).rowcount
+        # Their own settings and calendar feeds (the person's and their seats').
+        counts["daily_mail"] = session.exec(delete(DailyMail).where(col(DailyMail.email) == address)).rowcount
+        counts["calendars"] = session.exec(delete(CalendarFeed).where(or_(
+            col(CalendarFeed.email) == address, col(CalendarFeed.seat_id).in_(seat_ids)))).rowcount
         suppressed = reachability.is_suppressed(session, address)
         if not suppressed:
             try:

@@ -14,8 +14,10 @@ from typing import Any
 
 from ..core.context import Context
 from ..core.db import session_scope
+from ..core.models import GameStatus
 from ..rules.views import SeatView
 from ..core.models import GameStatus
+from pbem.games.calendar import seat_feed_in
 from pbem.games.lookup import seat_and_game
 from pbem.games.premoves import own_premoves
 from pbem.games.notes import Notes, read_notes
@@ -44,6 +46,8 @@ class SeatPage:
     notes: Notes
     #: The seat's own pre-moves while the game is played (``None`` otherwise).
     premoves: dict[str, Any] | None = None
+    #: The seat's calendar feed links, once made (``games.calendar``).
+    calendar: dict[str, str] | None = None
 
 
 def seat_page(ctx: Context, token: object) -> SeatPage:
@@ -58,4 +62,6 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
                         table=table, rematch=seat_rematch(ctx, session, game, seat),
                         webhooks=listing(session, seat, seats),
                         premoves=own_premoves(session, seat) if game.status == GameStatus.ACTIVE else None,
-                        nudge=nudge_offer(ctx, session, game, seats, seat), notes=read_notes(session, seat))
+                        nudge=nudge_offer(ctx, session, game, seats, seat), notes=read_notes(session, seat),
+                        # Offered while the game runs: a finished game has no deadline.
+                        calendar=seat_feed_in(ctx, session, seat) if game.status == GameStatus.ACTIVE else None)

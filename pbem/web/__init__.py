@@ -21,8 +21,9 @@ from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, sec
 from . import catcher, webhook_pages
 from . import api_premoves, premove_pages
 from . import seat_extras_api, seat_extras_pages
+from . import calendar as calendars
 # The pages' views, by area: each adds its own to ``pages.bp``.
-from . import home, seat_pages, signin_pages  # noqa: F401
+from . import dashboard_pages, home, seat_pages, signin_pages  # noqa: F401
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -71,6 +72,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(webhook_pages.bp)
     app.register_blueprint(seat_extras_api.bp)
     app.register_blueprint(seat_extras_pages.bp)
+    calendars.init_app(app)
+    app.register_blueprint(dashboard_pages.unsubscribing)
     if settings["MAILBOX"]:
         app.register_blueprint(mailbox.bp)
         # The demo game's webhook lands here: it exists only where the mailbox does.

@@ -21,8 +21,7 @@ from __future__ import annotations
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 
-from . import api, api_premoves, catcher, unsubscribe
-from . import api, catcher, seat_extras_api, unsubscribe
+from . import api, api_premoves, catcher, dashboard_pages, seat_extras_api, unsubscribe
 
 
 def init_app(app: Flask) -> None:
@@ -56,6 +55,7 @@ def init_app(app: Flask) -> None:
     protect.exempt(catcher.bp)
     protect.exempt(unsubscribe.unsubscribe)  # the one-click endpoint, unsubscribe.ONE_CLICK_ENDPOINT
     protect.exempt(unsubscribe.unsubscribe_talk)  # the same for table talk mail
+    protect.exempt(dashboard_pages.unsubscribe_daily)  # the same for the daily mail
     # Set, not defaulted: Flask's own config already has both keys.
     app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     app.config["SESSION_COOKIE_HTTPONLY"] = True

@@ -28,6 +28,7 @@ from ..table.webhook_targets import MAX_URL as MAX_WEBHOOK_URL
 from ..table.webhooks import WebhookLine, Webhooks
 from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
 from ..words.language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
+from . import openapi_calendar
 from .openapi_blocks import (SEAT, BAD_JSON, BAD_QUERY, GAME_ID, GAME_STATUSES, NO_SEAT, ONLY_BAD_TEXT, RATE_LIMITED, RULES_CODES, TOO_LARGE, UNSTORABLE, address_patterns, body, game_id, header, invalid, json_answer, name_patterns, ref, refused)
 
 
@@ -322,7 +323,7 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras)
+AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar)
 
 
 def _document() -> dict[str, Any]:

@@ -32,6 +32,7 @@ from .game_parts import game_parts
 from .limits import limits
 from .locale import seat_words
 from .pages import WHOLE, bp, signed_in_email, when
+from .dashboard_pages import seat_parts
 from .. import games
 
 _ORDER_SEP = re.compile(r"[\s,;]+")
@@ -142,6 +143,7 @@ def play_page(token: str, page: SeatPage | None = None, *, error: str | None = N
                            webhooks=page.webhooks, webhook_answer={**_NO_WEBHOOK_ANSWER, **(webhook_answer or {})},
                            premoves=page.premoves,
                            seat_data=_seat_data(view, page.table, w, ctx.config["PRESENCE_SECONDS"]),
+                           **seat_parts(page),
                            **game_parts(view, token)), status
 
 

@@ -39,7 +39,7 @@ CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inlin
 HSTS = "max-age=31536000; includeSubDomains"
 
 #: Addresses that hold a token: ``/play/<token>…``, ``/signin/<token>``, …
-TOKEN_PREFIXES = ("/play/", "/signin/", "/unsubscribe/", "/never/")
+TOKEN_PREFIXES = ("/play/", "/signin/", "/unsubscribe/", "/never/", "/calendar/")
 #: Addresses whose answers show a seat, a token or a clan (besides TOKEN_PREFIXES).
 PRIVATE_PREFIXES = (*TOKEN_PREFIXES, "/api/v1/seat", "/mailbox/")
 #: … and these exact paths (whatever the query: ``/games?page=2`` is ``/games``).

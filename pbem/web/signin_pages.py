@@ -15,6 +15,7 @@ from ..words import N_, error_text, names_text
 from .limits import limits
 from .locale import language, words
 from .pages import WHOLE, bp, signed_in_email
+from .dashboard_pages import dashboard_parts
 from .. import games
 
 
@@ -74,7 +75,8 @@ def my_games() -> Any:
     shown = ratings.shown_rating(context(), email)
     stats = player_stats.stats_of(context(), email) if shown.opted_in else None
     return render_template("games.html", email=email, games=rows, page=page, more=more, rating=shown,
-                           stats=stats, shown_after=ratings.SHOWN_AFTER)
+                           stats=stats, shown_after=ratings.SHOWN_AFTER,
+                           **dashboard_parts(email))
 
 
 @bp.post("/games/ratings")

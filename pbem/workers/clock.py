@@ -42,6 +42,7 @@ from ..core.models import (CaughtMail, Game, GameStatus, Inbound, InboundStatus,
                            OutboxStatus, ReplyToken, Seat, table_of)
 from ..core.outbox import OutboxKind, enqueue
 from ..core.queries import about_game, digest_news
+from .daily_mail import send_daily
 
 log = logging.getLogger(__name__)
 
@@ -306,9 +307,11 @@ def tick(ctx: Context, *, transport: Any = None) -> dict[str, int]:
     moved = expire_deadlines(ctx)
     reminded = send_reminders(ctx)
     digests = send_digests(ctx)
+    daily = send_daily(ctx)
     pruned = prune(ctx)
     # Received mail first: the answers it writes go out in the same tick.
     received = sweep_inbound(ctx)
     swept = sweep_outbox(ctx, transport=transport)
-    return {"autopilot": len(moved), "reminders": len(reminded), "digests": len(digests), "swept": len(swept),
+    return {"autopilot": len(moved), "reminders": len(reminded), "digests": len(digests), "daily": len(daily),
+            "swept": len(swept),
             "inbound": len(received), **pruned}

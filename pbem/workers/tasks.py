@@ -22,7 +22,7 @@ from celery.signals import celeryd_after_setup
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
-from . import broker as redis_broker, clock
+from . import broker as redis_broker, clock, daily_mail as daily
 from .handoff import Handoff
 from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
 from ..core.app_context import context
@@ -49,7 +49,7 @@ COMPUTER_QUEUE = "computer"
 WEBHOOK_QUEUE = "webhooks"
 QUEUES = (CLOCK_QUEUE, DEFAULT_QUEUE, INBOUND_QUEUE, COMPUTER_QUEUE, WEBHOOK_QUEUE)
 CLOCK_TASKS = ("pbem.sweep_outbox", "pbem.sweep_inbound", "pbem.clock.deadlines", "pbem.clock.digests",
-               "pbem.clock.prune", "pbem.clock.tick")
+               "pbem.clock.prune", "pbem.clock.tick", "pbem.clock.daily")
 ROUTES = {**{name: CLOCK_QUEUE for name in CLOCK_TASKS}, "pbem.inbound.handle": INBOUND_QUEUE,
           "pbem.computer.move": COMPUTER_QUEUE, "pbem.deliver_webhook": WEBHOOK_QUEUE}
 #: A task waits for its own retry at most this long; later retries are the sweep's.
@@ -146,6 +146,12 @@ def deadlines() -> dict[str, int]:
 def digests() -> int:
     """The daily digests (at most one per player, game and day however often it runs)."""
     return len(clock.send_digests(context()))
+
+
+@_task(name="pbem.clock.daily", ignore_result=True, soft_time_limit=240, time_limit=300)
+def daily_mail() -> int:
+    """The people's daily mail whose hour it is (one per person and local day however often it runs)."""
+    return len(daily.send_daily(context()))
 
 
 @_task(name="pbem.clock.prune", ignore_result=True, soft_time_limit=600, time_limit=660)
@@ -261,6 +267,10 @@ def beat_schedule(seconds: float = DEFAULTS["CLOCK_SECONDS"]) -> dict[str, dict[
         # DIGEST_HOUR (UTC), even if beat was down at that hour.
         "daily-digest": {"task": "pbem.clock.digests", "schedule": crontab(minute=7),
                          "options": {"expires": 3000}},
+        # Every few minutes and idempotent: each person's hour in their own zone
+        # (zones are not all whole hours from UTC).
+        "daily-mail": {"task": "pbem.clock.daily", "schedule": crontab(minute="*/5"),
+                       "options": {"expires": 240}},
         # Hourly; a run that a time limit cut short is finished by the next.
         "retention": {"task": "pbem.clock.prune", "schedule": crontab(minute=37),
                       "options": {"expires": 3000}},

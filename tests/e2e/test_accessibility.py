@@ -15,6 +15,7 @@ import re
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any, Iterator
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlmodel import col, select
@@ -474,4 +475,63 @@ def test_the_high_contrast_board(audit: Audit, live: Any) -> None:
     finish(ctx, game_id, toks)
     page = audit.visit(f"/play/{mover}", "seat: high-contrast board, finished")
     assert page.locator("form.style-form").is_visible()
+    audit.assert_clean()
+
+
+def _waiting_on(ctx: Any, person: dict[str, str], count: int) -> list[str]:
+    """``count`` two-player games with ``person`` to move; their seat tokens."""
+    mine = []
+    for _ in range(count):
+        other = players(2)[1]
+        game_id = games.start_game(ctx, games.parse_players([person, other]))
+        for t in seat_tokens(ctx, game_id):
+            games.accept(ctx, t)
+        toks = sorted(seat_tokens(ctx, game_id), key=lambda t: games.seat_view(ctx, t)["you"] != person["name"])
+        if not games.seat_view(ctx, toks[0])["your_turn"]:
+            view = games.seat_view(ctx, toks[1])
+            games.submit_move(ctx, toks[1], view["legal_moves"][0], None, view["ply"])
+        mine.append(toks[0])
+    return mine
+
+
+def test_all_your_games_at_once_the_daily_mail_and_the_calendar(audit: Audit, live: Any) -> None:
+    from pbem.games import daily
+    from pbem.workers import daily_mail
+
+    ctx = live.ctx
+    me = {"name": "Mia", "email": "mia@example.org", "time_zone": "Europe/Budapest"}
+    mine = _waiting_on(ctx, me, 2)
+    page = audit.visit(f"/play/{mine[0]}", "seat: add to calendar")
+    submit(page, "#calendar button[type=submit]")
+    assert page.locator("#calendar [data-calendar=webcal]").is_visible()
+    audit.check(page, "seat: the calendar's links")
+    page = audit.open("/login")
+    page.locator("#email").fill(me["email"])
+    submit(page, "main form button[type=submit]")
+    page = audit.open(f"/signin/{_sign_in_token(ctx, me['email'])}")
+    submit(page, "main form button[type=submit]")
+    assert page.locator("#waiting [data-waiting]").count() == 2
+    audit.check(page, "my games: waiting on you, daily mail, calendar")
+    submit(page, "#calendar button[type=submit]")
+    page.locator("#daily input[name=on][value='1']").check()
+    page.locator("#daily-hour").select_option("8")
+    submit(page, "#daily button[type=submit]")
+    audit.check(page, "my games: daily mail on, the calendar's links")
+    submit(page, "#waiting [data-next-game]")
+    assert "/play/" in page.url and page.locator("#next-game").is_visible()
+    audit.check(page, "seat: next game")
+    # The daily mail, and its page that switches it off.
+    tomorrow = datetime.now(ZoneInfo("Europe/Budapest")) + timedelta(days=1)
+    with clock_at(ctx, tomorrow.replace(hour=8, minute=5)):
+        assert daily_mail.send_daily(ctx)
+    [mail] = caught(ctx, me["email"], "daily")
+    with session_scope(ctx.engine) as session:
+        mail_id = session.exec(select(CaughtMail.id).where(CaughtMail.kind == "daily")
+                               .order_by(col(CaughtMail.id).desc())).first()
+    audit.visit(f"/mailbox/{mail_id}/html", "mail HTML: daily")
+    stop = mail["List-Unsubscribe"].strip("<>")
+    page = audit.visit(stop[stop.index("/unsubscribe/"):], "stop the daily mail?")
+    submit(page, "main form button[type=submit]")
+    assert not daily.setting_of(ctx, me["email"]).on
+    audit.check(page, "daily mail stopped")
     audit.assert_clean()

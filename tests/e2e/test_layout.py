@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -311,4 +311,51 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
     layout.visit(language, "/play/not-a-seat-token", "401", status=401)
 
     assert len(layout.measured) == 24 * len(WIDTHS)
+    assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_all_your_games_at_once_fits_every_width(layout: Layout, live: Any, language: str) -> None:
+    """The games waiting on you, "next game", the daily mail setting, the calendar's
+    links (the dashboard's and a seat's) and the page that stops the daily mail."""
+    from zoneinfo import ZoneInfo
+
+    from pbem.workers import daily_mail
+
+    ctx = live.ctx
+    me = people(language, 1)[0]
+    mine = []
+    for _ in range(2):
+        game_id = games.start_game(ctx, games.parse_players([me, people(language, 2)[1]]))
+        for t in seat_tokens(ctx, game_id):
+            games.accept(ctx, t)
+        toks = sorted(seat_tokens(ctx, game_id), key=lambda t: games.seat_view(ctx, t)["you"] != me["name"])
+        if not games.seat_view(ctx, toks[0])["your_turn"]:
+            view = games.seat_view(ctx, toks[1])
+            games.submit_move(ctx, toks[1], view["legal_moves"][0], None, view["ply"])
+        mine.append(toks[0])
+    page = layout.open(language, f"/play/{mine[0]}")
+    submit(page, "#calendar button[type=submit]")
+    layout.measure(language, "seat: the calendar's links")
+    page = layout.open(language, "/login")
+    page.locator("#email").fill(me["email"])
+    submit(page, "main form button[type=submit]")
+    page = layout.open(language, f"/signin/{sign_in_token(ctx, me['email'])}")
+    submit(page, "main form button[type=submit]")
+    submit(page, "#calendar button[type=submit]")
+    page.locator("#daily input[name=on][value='1']").check()
+    submit(page, "#daily button[type=submit]")
+    layout.measure(language, "my games: waiting on you, daily mail, calendar")
+    submit(page, "#waiting [data-next-game]")
+    assert page.locator("#next-game").is_visible()
+    layout.measure(language, "seat: next game")
+    kept = ctx.now
+    ctx.now = lambda: (datetime.now(ZoneInfo("Europe/Budapest")) + timedelta(days=1)).replace(hour=8, minute=5)
+    try:
+        assert daily_mail.send_daily(ctx)
+    finally:
+        ctx.now = kept
+    mail = caught(ctx, me["email"], "daily")[-1]
+    stop = mail["List-Unsubscribe"].strip("<>")
+    layout.visit(language, stop[stop.index("/unsubscribe/"):], "stop the daily mail?")
     assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)

@@ -76,7 +76,7 @@ def test_pause_before_the_start_is_refused(ctx: Any) -> None:
 
 def test_clock_is_harmless_when_nothing_is_due(ctx: Any) -> None:
     frozen_clock(ctx)
-    assert clock.tick(ctx) == {"autopilot": 0, "reminders": 0, "digests": 0, "swept": 0, "inbound": 0,
+    assert clock.tick(ctx) == {"autopilot": 0, "reminders": 0, "digests": 0, "daily": 0, "swept": 0, "inbound": 0,
                                "games_expired": 0, "logins_deleted": 0, "outbox_deleted": 0, "caught_mail_deleted": 0,
                                "inbound_deleted": 0, "reply_tokens_deleted": 0}
     game_id, toks = new_game(ctx, start=False)
