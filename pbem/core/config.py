@@ -63,6 +63,11 @@ DEFAULTS: dict[str, Any] = {
     "LIMIT_CONFIRMED_GAMES": "10 per day",  # games started signed in (so invited at once) per player
     "LIMIT_NEW_LINK": "3 per day",  # "send me a new link" per seat
     "LIMIT_NEVER": "10 per hour",  # "never email me again" per IP
+    # The lobby: joins of tables with open seats, per IP and per mailbox (each
+    # sends an invitation), and how long a join holds an open seat unaccepted.
+    "LIMIT_JOINS_IP": "10 per hour; 30 per day",
+    "LIMIT_JOINS": "5 per hour; 10 per day",
+    "LOBBY_HOLD_HOURS": 48,
     # Retention: a game nobody accepted expires after INVITE_DAYS; used or
     # expired sign-ins and delivered outbox rows are deleted after RETENTION_DAYS.
     # Reverse proxies in front of the web app (their X-Forwarded-For is trusted,

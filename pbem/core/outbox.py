@@ -44,6 +44,8 @@ class OutboxKind(StrEnum):
     WEBHOOK_OFF = "webhook-off"
     #: "The operator cancelled this game" (pbem admin cancel).
     CANCELLED = "cancelled"
+    #: A stranger's invitation to the lobby table they joined (``pbem.games.lobby``).
+    TABLE_INVITE = "table-invite"
 
 
 #: Every kind's value (a row read back holds a plain string).

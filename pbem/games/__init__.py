@@ -9,9 +9,11 @@ May import: people, core, words, drawing, rules."""
 from .autopilot import autopilot_move
 from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET, autopilot_seed, computer_move,
                        hand_to_computer, hard_moves_spent)
+from . import lobby
 from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .mine import GAMES_PER_PAGE, games_of
 from .moves import read_move, submit_move
+from .open_seats import Requirements, parse_requirements
 from .announcing import COMPUTER_GRACE
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
@@ -20,7 +22,8 @@ from .views import SeatStatus, export_game, game_view, public_game, seat_view, s
 
 __all__ = [
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
-    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "SeatStatus", "accept",
+    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "Requirements", "SeatStatus",
+    "accept", "lobby", "parse_requirements",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
     "game_view", "games_of",
     "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",

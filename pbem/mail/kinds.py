@@ -26,6 +26,7 @@ from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox,
                            table_of)
 from ..core.outbox import OutboxKind
 from ..core.queries import digest_news
+from ..games import lobby
 from ..people import signin
 from ..rules.views import SeatView
 from ..table import webhooks
@@ -143,6 +144,25 @@ class InviteMail(GameMail):
         return dict(confirming=m.seat.position == 0, inviter=creator.name, inviter_email=creator.email,
                     # Nobody is invited after the confirmation when the others are computers.
                     only_computers=all(s.bot for s in m.seats if s.id != m.seat.id),
+                    never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
+
+
+class TableInviteMail(GameMail):
+    """A stranger's invitation to the lobby table they joined (event
+    ``join:LOBBY_SEAT:UNTIL``): their seat link, and the people seated there by
+    name with their reliability, never an address."""
+
+    kind = OutboxKind.TABLE_INVITE
+    heeds_mail_setting = False
+    asked_for = True  # they asked for it on the lobby's page a moment ago
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        # Still theirs (a lapsed hold may have gone to someone else) and not yet accepted.
+        return game.status == GameStatus.INVITED and seat.accepted_at is None and seat.email == row.recipient
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        return dict(strangers=lobby.strangers(m.session, m.game, m.seats, m.seat),
+                    open_seats=sum(1 for s in m.seats if s.accepted_at is None),
                     never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
 
 
@@ -328,7 +348,7 @@ class WebhookOffMail(GameMail):
 #: Every kind of mail by its kind.
 RECORDS: dict[OutboxKind, SignInMail | GameMail] = {
     record.kind: record for record in (
-        SignInMail(), InviteMail(), TurnMail(), ReminderMail(), DeadlineMail(), GameOverMail(), CancelledMail(),
+        SignInMail(), InviteMail(), TableInviteMail(), TurnMail(), ReminderMail(), DeadlineMail(), GameOverMail(), CancelledMail(),
         DigestMail(), LinkMail(), ReplyAcceptedMail(), ReplyRefusedMail(), ReplyConfirmMail(), TalkMail(),
         UnreachableMail(), WebhookOffMail())}
 

@@ -18,7 +18,7 @@ from ..core.logs import configure as configure_logging
 from ..drawing.style import CSS_ROOT, LOOK
 from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
-from . import catcher, webhook_pages
+from . import catcher, lobby_api, webhook_pages
 # The pages' views, by area: each adds its own to ``pages.bp``.
 from . import home, seat_pages, signin_pages  # noqa: F401
 from .limits import Limits
@@ -59,6 +59,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.init_app(app)
     locale.init_app(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(lobby_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
     health.init_app(app)
