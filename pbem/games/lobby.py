@@ -74,7 +74,7 @@ class LobbyFilter:
 def _whole(raw: str | None, name: str, low: int, high: int) -> int | None:
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 6) or not low <= int(raw) <= high:
         raise errors.BadRequest(N_("%(name)s must be a whole number from %(low)d to %(high)d"), name=name,
                                 low=low, high=high, code="bad-filter")
     return int(raw)

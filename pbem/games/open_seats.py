@@ -48,21 +48,17 @@ def parse_requirements(raw: Any) -> Requirements:
         return Requirements()
     if not isinstance(raw, dict):
         raise errors.Invalid(N_("the requirements must be an object"), code="invalid-requirements")
-    found = Requirements(_number(raw, "min_in_time", 0.0, 1.0), _number(raw, "min_rating", MIN_RATING, MAX_RATING),
-                         _number(raw, "max_rating", MIN_RATING, MAX_RATING))
-    if found.min_rating is not None and found.max_rating is not None and found.min_rating > found.max_rating:
-        raise errors.Invalid(N_("the lowest rating must not be above the highest"), code="invalid-requirements")
-    return found
+    # A range whose lowest is above its highest admits nobody: it is what was asked.
+    return Requirements(_number(raw, "min_in_time", 0.0, 1.0), _number(raw, "min_rating", MIN_RATING, MAX_RATING),
+                        _number(raw, "max_rating", MIN_RATING, MAX_RATING))
 
 
 def open_table(session: Session, game: Game, seats: Sequence[Seat], requirements: Requirements) -> None:
     """Make ``game`` a lobby table if any of its seats is open (a seat with no
-    address that the computer does not play).  Requirements without an open
-    seat are refused: nobody could ever be asked to meet them."""
+    address that the computer does not play).  A game without an open seat has
+    nobody to ask requirements of: they are left aside."""
     open_seats = [s for s in seats if not s.email and s.bot is None]
     if not open_seats:
-        if requirements != Requirements():
-            raise errors.Invalid(N_("requirements are for a game with an open seat"), code="invalid-requirements")
         return
     assert game.id is not None
     session.add(LobbyTable(game_id=game.id, seats=len(seats), turn_hours=game.turn_hours,

@@ -71,9 +71,12 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
         if p.get("bot") is not None:
             out.append(_computer_player(n, p))
             continue
-        if p.get("open") is not None:
+        if p.get("open") is True:
             out.append(_open_seat(n, p))
             continue
+        if p.get("open") not in (None, False):
+            raise errors.Invalid(N_("player %(number)d: \"open\" is true (a seat for anyone) or absent"), number=n,
+                                 code="invalid-players", player=n, field="open")
         try:
             name = clean_name(p.get("name"))
         except BadName as e:

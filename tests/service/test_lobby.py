@@ -156,9 +156,8 @@ def test_requirements_refuse_who_does_not_meet_them(ctx: Any) -> None:
                                                              "max_rating": 40.0}
     with pytest.raises(errors.Invalid):
         games.parse_requirements({"min_in_time": 2})
-    with pytest.raises(errors.Invalid):  # requirements without an open seat
-        games.start_game(ctx, games.parse_players([{"name": "Ann", "email": "ann@example.org"}, {"bot": "easy"}]),
-                         requirements=games.parse_requirements({"min_in_time": 0.5}))
+    with pytest.raises(errors.Invalid):
+        games.parse_players([{"name": "Ann", "email": "ann@example.org"}, {"open": True, "name": "Bob"}])
 
 
 def test_reliability_counts_finished_games(ctx: Any) -> None:
