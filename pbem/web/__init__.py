@@ -20,7 +20,7 @@ from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
 from . import catcher, lobby_api, webhook_pages
 # The pages' views, by area: each adds its own to ``pages.bp``.
-from . import home, seat_pages, signin_pages  # noqa: F401
+from . import home, lobby_pages, seat_pages, signin_pages  # noqa: F401
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
