@@ -18,7 +18,7 @@ from typing import Any, Callable
 from .common import Figure, table, write_results
 from .infra import Infra, _raise_exit
 
-SECTIONS = ("moves", "openload", "hosts", "mail", "read", "cost", "clock", "rules", "bots", "stall")
+SECTIONS = ("moves", "openload", "hosts", "mail", "read", "cost", "clock", "rules", "bots", "stall", "lobby")
 
 
 def _say(text: str) -> None:
@@ -126,6 +126,8 @@ def _run(section: str, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
         from .clockscale import run as runner
     elif section == "stall":
         from .stall import run as runner
+    elif section == "lobby":
+        from .lobby import run as runner
     else:
         from .reading import run as runner
     with Infra() as infra:

@@ -238,6 +238,9 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if not isinstance(presence, (int, float)) or not 10 <= presence <= 3600:
         raise UnsafeConfig(f"PBEM_PRESENCE_SECONDS={presence!r}: a player counts as present for 10 to 3600 "
                            "seconds after their page last said so")
+    hold = config.get("LOBBY_HOLD_HOURS", 48)
+    if isinstance(hold, bool) or not isinstance(hold, int) or not 1 <= hold <= 24 * 30:
+        raise UnsafeConfig(f"PBEM_LOBBY_HOLD_HOURS={hold!r}: a join holds a lobby seat for 1 to 720 hours")
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")
