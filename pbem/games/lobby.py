@@ -131,15 +131,15 @@ def tables(ctx: Context, where: LobbyFilter = LobbyFilter(), page: int = 1,
 def _around(session: Session, found: Sequence[tuple[LobbyTable, str]]) -> list[
         tuple[tuple[LobbyTable, str], list[Seat], list[LobbySeat], dict[str, ReliabilityView]]]:
     """Each table with its game's seats, its open seats and its seated people's
-    reliability: two queries for a whole page (three once someone has finished a game)."""
+    reliability: three queries for a whole page (four once someone has finished a game)."""
     ids = [t.game_id for t, _ in found]
     seats: dict[int, list[Seat]] = {i: [] for i in ids}
     lobby: dict[int, list[LobbySeat]] = {i: [] for i in ids}
-    for seat, held in session.exec(select(Seat, LobbySeat).outerjoin(LobbySeat, col(LobbySeat.seat_id) == col(Seat.id))
-                                   .where(col(Seat.game_id).in_(ids)).order_by(col(Seat.position))):
+    for seat in session.exec(select(Seat).where(col(Seat.game_id).in_(ids)).order_by(col(Seat.position))):
         seats[seat.game_id].append(seat)
-        if held is not None:
-            lobby[seat.game_id].append(held)
+    # Apart from the seats: joined to them, the planner reads the whole lobby_seat table.
+    for held in session.exec(select(LobbySeat).where(col(LobbySeat.game_id).in_(ids))):
+        lobby[held.game_id].append(held)
     seated = [s.email for group in seats.values() for s in group if s.accepted_at is not None and s.email]
     known = {k: v.as_json() for k, v in reliability_of(session, seated).items()}
     return [(t, seats[t[0].game_id], lobby[t[0].game_id], known) for t in found]
