@@ -324,6 +324,19 @@ def _check_requirements(session: Session, found: LobbyTable, email: str) -> None
                                   code="rating-out-of-range")
 
 
+def from_lobby(session: Session, game: Game) -> bool:
+    """Whether the players of ``game`` met in the lobby: it, or a game it is the
+    rematch of (and so on back), was a lobby table."""
+    seen: set[int] = set()
+    current: int | None = game.id
+    while current is not None and current not in seen:
+        seen.add(current)
+        if session.exec(select(LobbyTable.id).where(col(LobbyTable.game_id) == current)).first() is not None:
+            return True
+        current = session.exec(select(Game.rematch_of).where(col(Game.id) == current)).first()
+    return False
+
+
 def strangers(session: Session, game: Game, seats: Sequence[Seat], reader: Seat) -> list[SeatedPlayer]:
     """The people seated at a lobby table, for a joiner's invitation: by name,
     with their reliability (never an address)."""

@@ -141,7 +141,9 @@ class InviteMail(GameMail):
     def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
         # Who asked: the one who started the game sits at 0 until it starts.
         creator = m.seats[0]
-        return dict(confirming=m.seat.position == 0, inviter=creator.name, inviter_email=creator.email,
+        # Strangers who met in the lobby never learn each other's address ("Play again" after such a game).
+        shown = "" if lobby.from_lobby(m.session, m.game) else creator.email
+        return dict(confirming=m.seat.position == 0, inviter=creator.name, inviter_email=shown,
                     # Nobody is invited after the confirmation when the others are computers.
                     only_computers=all(s.bot for s in m.seats if s.id != m.seat.id),
                     never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")

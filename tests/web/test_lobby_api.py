@@ -144,3 +144,21 @@ def test_three_unaccepted_joins_per_mailbox(client: Any, ctx: Any) -> None:
     r = join(client, tables[3], "Bea", "bea@example.org", ip="198.51.100.30")
     assert r.status_code == 409 and r.json["error"]["code"] == "too-many-joins"
     assert snapshot(ctx) == before
+
+
+def test_play_again_after_a_lobby_game_shows_no_address(client: Any, ctx: Any) -> None:
+    """"Play again" invites the others by mail: strangers from the lobby are named,
+    never given each other's address."""
+    from tests.support.games import finish
+
+    table = open_game(client, ctx, seats=2)
+    assert join(client, table, "Bea", "bea@example.org").status_code == 202
+    bea = link_token(caught(ctx, "bea@example.org", kind="table-invite")[-1])
+    client.post("/api/v1/seat/accept", headers={"Authorization": f"Bearer {bea}"})
+    finish(ctx, table, seat_tokens(ctx, table))
+    again = client.post("/api/v1/seat/rematch", headers={"Authorization": f"Bearer {bea}"})
+    assert again.status_code == 201, again.json
+    invitation = caught(ctx, "ann@example.org", kind="invite")[-1]
+    body = parts(invitation)
+    assert "Bea" in body["text"] and "bea@example.org" not in body["text"] + body["html"]
+    assert "from the lobby" in body["text"]
