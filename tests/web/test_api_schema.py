@@ -161,7 +161,7 @@ def world(sqlite_url: str) -> Iterator[World]:
     ctx = app.extensions["pbem"]
     invited_id, invited = new_game(ctx, start=False)
     # A lobby table with three open seats, confirmed: the lobby's operations find it.
-    table_id = games.start_game(ctx, games.parse_players([{"name": "Ann", "email": "ann@example.org"}]
+    table_id = games.start_game(ctx, games.parse_players([{"name": "Hana", "email": "hana@example.org"}]
                                                          + [{"open": True}] * 3))
     games.accept(ctx, seat_tokens(ctx, table_id)[0])
     started_id, started = new_game(ctx)
