@@ -260,6 +260,8 @@ def join(ctx: Context, public_id: object, joiner: Joiner) -> str:
             .where(col(LobbySeat.mailbox) == box, col(LobbySeat.held_until) >= now, col(Seat.accepted_at).is_(None),
                    col(Game.status) == GameStatus.INVITED)).one()
         if holding >= MAX_UNCONFIRMED_JOINS:
+            log.warning("lobby table %s: a join refused, ***@%s holds %d unaccepted joins", game.public_id,
+                        box.rpartition("@")[2], holding)
             raise errors.Conflict(N_("you have %(num)d tables waiting for your acceptance: accept or let them "
                                      "lapse before joining another"), num=int(holding), code="too-many-joins")
         # Counted once every check has passed (a refused join costs nobody a mail).
