@@ -72,7 +72,7 @@ class LobbyFilter:
 
 
 def _whole(raw: str | None, name: str, low: int, high: int) -> int | None:
-    if raw is None or raw == "":
+    if raw is None:
         return None
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 6) or not low <= int(raw) <= high:
         raise errors.BadRequest(N_("%(name)s must be a whole number from %(low)d to %(high)d"), name=name,
@@ -82,8 +82,9 @@ def _whole(raw: str | None, name: str, low: int, high: int) -> int | None:
 
 def parse_filter(players: str | None, max_turn_hours: str | None, language: str | None,
                  page: str | None) -> tuple[LobbyFilter, int]:
-    """The listing's query parameters, checked (``400 bad-filter``), and the page."""
-    if language and language not in LANGUAGES:
+    """The listing's query parameters, checked (``400 bad-filter``; ``None``: not
+    given, whereas an empty value is no value), and the page."""
+    if language is not None and language not in LANGUAGES:
         raise errors.BadRequest(N_("the language must be one of %(languages)s"), languages=", ".join(LANGUAGES),
                                 code="bad-filter")
     found = LobbyFilter(_whole(players, "players", MIN_PLAYERS, MAX_PLAYERS),
@@ -205,13 +206,14 @@ def parse_joiner(raw: dict[str, Any]) -> Joiner:
     except BadAddress as e:
         raise errors.Invalid(N_("%(problem)s"), problem=e, code="invalid-email", field="email") from None
     try:
-        language = clean_language(raw.get("language") or DEFAULT_LANGUAGE)
+        # Absent or null: the default; an empty value is no language (as the document says).
+        language = clean_language(DEFAULT_LANGUAGE if raw.get("language") is None else raw.get("language"))
     except UnknownLanguage:
         raise errors.Invalid(N_("the language must be one of %(languages)s"), languages=", ".join(LANGUAGES),
                              code="invalid-language", field="language") from None
     zone = raw.get("time_zone")
     try:
-        zone = clean_time_zone(zone) if zone else None
+        zone = None if zone is None else clean_time_zone(zone)
     except UnknownTimeZone:
         raise errors.Invalid(N_("the time zone must be an IANA name such as Europe/Budapest"),
                              code="invalid-time-zone", field="time_zone") from None

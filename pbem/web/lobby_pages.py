@@ -25,8 +25,9 @@ def _lobby(*, joining: str | None = None, error: str | None = None, bad_field: s
            form: dict[str, str] | None = None, status: int = 200) -> Any:
     args = {k: request.args.get(k, "")[:20] for k in ("players", "max_turn_hours", "language", "page")}
     try:
-        where, page = games.lobby.parse_filter(args["players"], args["max_turn_hours"], args["language"],
-                                               args["page"])
+        # The form's "any" is an empty value.
+        where, page = games.lobby.parse_filter(args["players"] or None, args["max_turn_hours"] or None,
+                                               args["language"] or None, args["page"] or None)
     except ServiceError:
         # A hand-edited address: the whole lobby rather than an error page.
         where, page, args = games.lobby.LobbyFilter(), 1, {}

@@ -80,6 +80,8 @@ def test_a_held_seat_answers_seat_taken_and_changes_nothing(client: Any, ctx: An
     ({"name": "", "email": "bea@example.org"}, 422, "invalid-name"),
     ({"name": "Bea", "email": "not an address"}, 422, "invalid-email"),
     ({"name": "Bea", "email": "bea@example.org", "language": "de"}, 422, "invalid-language"),
+    ({"name": "Bea", "email": "bea@example.org", "language": ""}, 422, "invalid-language"),
+    ({"name": "Bea", "email": "bea@example.org", "time_zone": ""}, 422, "invalid-time-zone"),
     ({"name": "Bea", "email": "bea@example.org", "time_zone": "Mars/Olympus"}, 422, "invalid-time-zone"),
     ({"name": "ANN", "email": "bea@example.org"}, 422, "invalid-name"),
     ({"name": "Ann B", "email": "Ann+lobby@example.org"}, 409, "already-seated"),
@@ -96,7 +98,7 @@ def test_bad_joins_are_refused_and_change_nothing(client: Any, ctx: Any, body: d
 def test_unknown_tables_and_bad_filters(client: Any, ctx: Any) -> None:
     assert join(client, "nosuchtable0", "Bea", "bea@example.org").status_code == 404
     assert client.get("/api/v1/lobby/nosuchtable0").status_code == 404
-    for query in ("players=9", "max_turn_hours=0", "language=de", "page=x", "page=²"):
+    for query in ("players=9", "max_turn_hours=0", "language=de", "page=x", "page=²", "players=", "language="):
         r = client.get(f"/api/v1/lobby?{query}")
         assert r.status_code == 400 and r.json["error"]["code"] == "bad-filter", query
 
