@@ -18,7 +18,8 @@ from typing import Any, Callable
 from .common import Figure, table, write_results
 from .infra import Infra, _raise_exit
 
-SECTIONS = ("moves", "openload", "hosts", "mail", "read", "cost", "clock", "rules", "bots", "stall", "premoves")
+SECTIONS = ("moves", "openload", "hosts", "mail", "read", "cost", "clock", "rules", "bots", "stall", "premoves",
+            "lobby")
 
 
 def _say(text: str) -> None:
@@ -128,6 +129,8 @@ def _run(section: str, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
         from .stall import run as runner
     elif section == "premoves":
         from .premoves import run as runner
+    elif section == "lobby":
+        from .lobby import run as runner
     else:
         from .reading import run as runner
     with Infra() as infra:

@@ -63,6 +63,11 @@ DEFAULTS: dict[str, Any] = {
     "LIMIT_CONFIRMED_GAMES": "10 per day",  # games started signed in (so invited at once) per player
     "LIMIT_NEW_LINK": "3 per day",  # "send me a new link" per seat
     "LIMIT_NEVER": "10 per hour",  # "never email me again" per IP
+    # The lobby: joins of tables with open seats, per IP and per mailbox (each
+    # sends an invitation), and how long a join holds an open seat unaccepted.
+    "LIMIT_JOINS_IP": "10 per hour; 30 per day",
+    "LIMIT_JOINS": "5 per hour; 10 per day",
+    "LOBBY_HOLD_HOURS": 48,
     # Retention: a game nobody accepted expires after INVITE_DAYS; used or
     # expired sign-ins and delivered outbox rows are deleted after RETENTION_DAYS.
     # Reverse proxies in front of the web app (their X-Forwarded-For is trusted,
@@ -244,6 +249,9 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if isinstance(nudge, bool) or not isinstance(nudge, (int, float)) or not 1 <= nudge <= MAX_NUDGE_AFTER_HOURS:
         raise UnsafeConfig(f"PBEM_NUDGE_AFTER_HOURS={nudge!r}: a player may nudge after waiting 1 to "
                            f"{MAX_NUDGE_AFTER_HOURS} hours")
+    hold = config.get("LOBBY_HOLD_HOURS", 48)
+    if isinstance(hold, bool) or not isinstance(hold, int) or not 1 <= hold <= 24 * 30:
+        raise UnsafeConfig(f"PBEM_LOBBY_HOLD_HOURS={hold!r}: a join holds a lobby seat for 1 to 720 hours")
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")

@@ -53,6 +53,9 @@ class Event(StrEnum):
     #: ``login:NONCE`` and ``link:NONCE``: asked for each time anew.
     LOGIN = "login"
     LINK = "link"
+    #: ``join:LOBBY_SEAT:UNTIL``: a stranger joined a lobby table, holding the
+    #: open seat until then (a later hold of the same seat is another invitation).
+    JOIN = "join"
 
 
 #: The events whose first detail is a ply.

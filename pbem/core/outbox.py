@@ -48,6 +48,8 @@ class OutboxKind(StrEnum):
     NUDGE = "nudge"
     #: A person's daily mail: every game where it is their turn (no game of its own).
     DAILY = "daily"
+    #: A stranger's invitation to the lobby table they joined (``pbem.games.lobby``).
+    TABLE_INVITE = "table-invite"
 
 
 #: Every kind's value (a row read back holds a plain string).

@@ -9,6 +9,7 @@ May import: people, core, words, drawing, rules."""
 from .autopilot import autopilot_move
 from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET, autopilot_seed, computer_move,
                        hand_to_computer, hard_moves_spent)
+from . import lobby
 from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .mine import GAMES_PER_PAGE, games_of
 from .moves import read_move, submit_move
@@ -16,6 +17,7 @@ from .premoves import (MAX_PREMOVES, add_premove, clear_premoves, news_of as pre
                        remove_premove, set_premoves)
 from .notes import MAX_NOTES, Notes, notes, read_notes, set_notes
 from .nudges import NudgeOffer, NudgeSent, nudge, nudge_of, nudge_offer, turn_started
+from .open_seats import Requirements, parse_requirements
 from .announcing import COMPUTER_GRACE
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
@@ -27,7 +29,8 @@ __all__ = [
     "set_premoves",
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_NOTES", "MAX_TURN_HOURS", "Notes", "NudgeOffer", "NudgeSent",
-    "notes", "nudge", "nudge_of", "nudge_offer", "read_notes", "set_notes", "turn_started", "NewPlayer", "SeatStatus", "accept",
+    "notes", "nudge", "nudge_of", "nudge_offer", "read_notes", "set_notes", "turn_started", "NewPlayer", "SeatStatus",
+    "accept", "Requirements", "lobby", "parse_requirements",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
     "game_view", "games_of",
     "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",

@@ -30,6 +30,7 @@ from ..words.language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, Unkn
                               clean_time_zone)
 from .announcing import computer_turn, deadline_for, hand_on, turn_mail
 from .lookup import seat_and_game
+from .open_seats import Requirements, open_table
 from .views import game_view
 
 
@@ -50,6 +51,9 @@ class NewPlayer:
     time_zone: str | None = None
     #: The computer's level for a computer's seat (no address: ``email`` is empty).
     bot: str | None = None
+    #: A seat for anyone (``{"open": true}``): no name or address until a
+    #: stranger joins from the lobby (:mod:`.lobby`).
+    open: bool = False
 
 
 def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[NewPlayer]:
@@ -67,6 +71,12 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
         if p.get("bot") is not None:
             out.append(_computer_player(n, p))
             continue
+        if p.get("open") is True:
+            out.append(_open_seat(n, p))
+            continue
+        if p.get("open") not in (None, False):
+            raise errors.Invalid(N_("player %(number)d: \"open\" is true (a seat for anyone) or absent"), number=n,
+                                 code="invalid-players", player=n, field="open")
         try:
             name = clean_name(p.get("name"))
         except BadName as e:
@@ -90,11 +100,11 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
             raise errors.Invalid(N_("player %(number)d: the time zone must be an IANA name such as Europe/Budapest"),
                                  number=n, code="invalid-time-zone", player=n, field="time_zone") from None
         out.append(NewPlayer(name, email, language, zone_name))
-    people = [p for p in out if p.bot is None]
+    people = [p for p in out if p.bot is None and not p.open]
     if not people:
         raise errors.Invalid(N_("a game needs at least one person: the computer cannot play alone"),
                              code="invalid-players", player=1, field="bot")
-    if out[0].bot is not None:
+    if out[0].bot is not None or out[0].open:
         # The one starting the game is its first person (seats are drawn at the start anyway).
         out.remove(people[0])
         out.insert(0, people[0])
@@ -119,6 +129,14 @@ def _computer_player(n: int, p: dict[str, Any]) -> NewPlayer:
     return NewPlayer(name="", email="", bot=str(level))
 
 
+def _open_seat(n: int, p: dict[str, Any]) -> NewPlayer:
+    """A seat for anyone: ``{"open": true}`` (nothing else: the joiner brings their own)."""
+    if p != {"open": True}:
+        raise errors.Invalid(N_("player %(number)d: an open seat is only {\"open\": true}, with no name or address"),
+                             number=n, code="invalid-players", player=n, field="open")
+    return NewPlayer(name="", email="", open=True)
+
+
 def _name_computers(players: list[NewPlayer]) -> list[NewPlayer]:
     """Give each computer seat a name that no person in the game has."""
     taken = {p.name.lower() for p in players if p.bot is None}
@@ -127,7 +145,8 @@ def _name_computers(players: list[NewPlayer]) -> list[NewPlayer]:
 
 
 def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None,
-               *, confirmed: bool = False, rematch_of: int | None = None) -> str:
+               *, confirmed: bool = False, rematch_of: int | None = None,
+               requirements: Requirements = Requirements()) -> str:
     """Create a game and invite its players; it starts when all have accepted.
     Returns the game's public id.
 
@@ -136,7 +155,8 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
     them to confirm, and the others' go when they accept.  ``confirmed``: the
     request comes from the first player signed in, so every invitation goes now.
     ``rematch_of``: the finished game this one replays (:mod:`pbem.rematch`);
-    a game has one rematch, so a second is refused (``rematch-exists``)."""
+    a game has one rematch, so a second is refused (``rematch-exists``).
+    Open seats make it a lobby table (:mod:`.open_seats`), with ``requirements``."""
     hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
         raise errors.Invalid(N_("turn time must be 1 to %(max)d hours"), max=MAX_TURN_HOURS, code="invalid-turn-hours",
@@ -175,7 +195,9 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
             session.add(seat)
             seats.append(seat)
         session.flush()
-        invited = [s for s in seats[1:] if s.bot is None] if confirmed else seats[:1]
+        open_table(session, game, seats, requirements)
+        # An open seat has no address until someone joins from the lobby.
+        invited = [s for s in seats[1:] if s.bot is None and s.email] if confirmed else seats[:1]
         outbox = [invite(ctx, session, game, seat, now) for seat in invited]
         if all(s.accepted_at is not None for s in seats):
             # Signed in against the computer only: nobody else to wait for.
@@ -237,7 +259,7 @@ def accept(ctx: Context, token: object) -> SeatView:
         outbox: list[int | None] = []
         if seat.position == 0:
             # The one who started the game confirms it: now the others are asked.
-            outbox = [invite(ctx, session, game, s, now) for s in seats if s.accepted_at is None]
+            outbox = [invite(ctx, session, game, s, now) for s in seats if s.accepted_at is None and s.email]
         if all(s.accepted_at is not None for s in seats):
             # Guarded like a move: only one acceptance may start the game.
             started = session.exec(

@@ -195,7 +195,8 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
     """What the templates need, derived from the viewer's view only (so a mail
     can show nothing its recipient may not see), worded for its reader ``w``."""
     history = describe_history(view, w)
-    others = [w._("%(name)s (computer)", name=p["name"]) if p.get("bot") else p["name"]
+    # An open seat nobody has joined yet has no name (pbem.games.open_seats).
+    others = [w._("%(name)s (computer)", name=p["name"]) if p.get("bot") else p["name"] or w._("a seat for anyone")
               for p in view["players"] if p["name"] != seat_name]
     finals: list[dict[str, Any]] = []
     if view.get("finished") and view.get("final_scores"):

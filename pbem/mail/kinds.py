@@ -26,6 +26,7 @@ from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox,
                            table_of)
 from ..core.outbox import OutboxKind
 from ..core.queries import digest_news
+from ..games import lobby
 from ..people import signin
 from ..games import daily
 from ..games.waiting import waiting_in
@@ -149,9 +150,30 @@ class InviteMail(GameMail):
     def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
         # Who asked: the one who started the game sits at 0 until it starts.
         creator = m.seats[0]
-        return dict(confirming=m.seat.position == 0, inviter=creator.name, inviter_email=creator.email,
+        # Strangers who met in the lobby never learn each other's address ("Play again" after such a game).
+        shown = "" if lobby.from_lobby(m.session, m.game) else creator.email
+        return dict(confirming=m.seat.position == 0, inviter=creator.name, inviter_email=shown,
                     # Nobody is invited after the confirmation when the others are computers.
                     only_computers=all(s.bot for s in m.seats if s.id != m.seat.id),
+                    never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
+
+
+class TableInviteMail(GameMail):
+    """A stranger's invitation to the lobby table they joined (event
+    ``join:LOBBY_SEAT:UNTIL``): their seat link, and the people seated there by
+    name with their reliability, never an address."""
+
+    kind = OutboxKind.TABLE_INVITE
+    heeds_mail_setting = False
+    asked_for = True  # they asked for it on the lobby's page a moment ago
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        # Still theirs (a lapsed hold may have gone to someone else) and not yet accepted.
+        return game.status == GameStatus.INVITED and seat.accepted_at is None and seat.email == row.recipient
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        return dict(strangers=lobby.strangers(m.session, m.game, m.seats, m.seat),
+                    open_seats=sum(1 for s in m.seats if s.accepted_at is None),
                     never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
 
 
@@ -394,7 +416,8 @@ class DailyListMail:
 #: Every kind of mail by its kind.
 RECORDS: dict[OutboxKind, SignInMail | GameMail | DailyListMail] = {
     record.kind: record for record in (
-        SignInMail(), DailyListMail(), InviteMail(), TurnMail(), ReminderMail(), DeadlineMail(), GameOverMail(), CancelledMail(),
+        SignInMail(), DailyListMail(), InviteMail(), TableInviteMail(), TurnMail(), ReminderMail(), DeadlineMail(),
+        GameOverMail(), CancelledMail(),
         DigestMail(), LinkMail(), ReplyAcceptedMail(), ReplyRefusedMail(), ReplyConfirmMail(), TalkMail(),
         UnreachableMail(), WebhookOffMail(), NudgeMail())}
 

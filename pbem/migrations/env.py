@@ -7,6 +7,7 @@ import pbem.core.models
 import pbem.core.premove_tables
 import pbem.core.seat_extras_tables  # noqa: F401
 import pbem.core.daily_tables
+import pbem.core.lobby_tables
 from sqlmodel import SQLModel
 
 config = context.config

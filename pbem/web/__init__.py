@@ -18,12 +18,12 @@ from ..core.logs import configure as configure_logging
 from ..drawing.style import CSS_ROOT, LOOK
 from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
-from . import catcher, webhook_pages
+from . import catcher, lobby_api, webhook_pages
 from . import api_premoves, premove_pages
 from . import seat_extras_api, seat_extras_pages
 from . import calendar as calendars
 # The pages' views, by area: each adds its own to ``pages.bp``.
-from . import dashboard_pages, home, seat_pages, signin_pages  # noqa: F401
+from . import dashboard_pages, home, lobby_pages, seat_pages, signin_pages  # noqa: F401
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -64,6 +64,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(api_premoves.bp)
     app.register_blueprint(premove_pages.bp)
+    app.register_blueprint(lobby_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
     health.init_app(app)

@@ -58,7 +58,8 @@ def create_game() -> Any:
     limits().per_ip("LIMIT_NEW_GAMES")
     body = _json_body()
     players = games.parse_players(body.get("players"))
-    game_id = games.start_game(context(), players, body.get("turn_hours"))
+    requirements = games.parse_requirements(body.get("requirements"))
+    game_id = games.start_game(context(), players, body.get("turn_hours"), requirements=requirements)
     view: NewGameView = {"id": game_id, **games.public_game(context(), game_id)}
     return jsonify(view), 201, {"Location": f"/api/v1/games/{game_id}"}
 

@@ -103,8 +103,10 @@ def game_parts(view: View, token: str | None) -> dict[str, Any]:
                              if view["finished"] else None),
         "history": history,
         "chips_total": VILLAGE_CHIPS,
-        "not_accepted": [p["name"] for p in players if not p["accepted"]],
-        "others": names_text([p["name"] for p in players if p["seat"] != view.get("seat")], w),
+        # An open seat nobody has joined has no name yet (pbem.games.open_seats).
+        "not_accepted": [p["name"] or w._("a seat for anyone") for p in players if not p["accepted"]],
+        "others": names_text([p["name"] or w._("a seat for anyone") for p in players
+                              if p["seat"] != view.get("seat")], w),
         "mail_labels": mail_labels(w),
         "board_style_labels": board_style_labels(w),
         "end_reason": end_text(view["end"], w),

@@ -22,8 +22,12 @@ from .. import games
 
 #: Rows of the "start a game" form (the ones after MIN_PLAYERS are optional).
 FORM_ROWS = MAX_PLAYERS
-#: A row of the form that a person plays (the others name the computer's level).
+#: A row of the form that a person plays (the others name the computer's level,
+#: or leave the seat open to anyone in the lobby).
 PERSON = "person"
+OPEN = "open"
+#: The tables waiting for players that the home page shows (the lobby has them all).
+HOME_TABLES = 3
 
 
 def _blank_rows() -> list[dict[str, str]]:
@@ -44,7 +48,9 @@ def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = Non
                            solo=solo or _blank_solo(), solo_error=sentence(solo_error) if solo_error else None,
                            min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, levels=LEVELS,
                            languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
-                           max_hours=games.MAX_TURN_HOURS), status
+                           max_hours=games.MAX_TURN_HOURS,
+                           waiting=games.lobby.tables(context(), per_page=HOME_TABLES)[0],
+                           native_names=NATIVE_NAMES), status
 
 
 @bp.get("/")
@@ -82,8 +88,8 @@ def create_game() -> Any:
     used = [i for i, r in enumerate(rows)
             if i < MIN_PLAYERS or r["name"].strip() or r["email"].strip() or r["who"] != PERSON]
     # A row given to the computer is its seat, whatever its boxes hold.
-    players: list[dict[str, Any]] = [rows[i] if rows[i]["who"] == PERSON else {"bot": rows[i]["who"]}
-                                     for i in used]
+    players: list[dict[str, Any]] = [rows[i] if rows[i]["who"] == PERSON else {"open": True}
+                                     if rows[i]["who"] == OPEN else {"bot": rows[i]["who"]} for i in used]
     hours: int | None = None
     if hours_text.strip():
         m = WHOLE.fullmatch(hours_text)
@@ -96,7 +102,7 @@ def create_game() -> Any:
     except Invalid as e:
         # Point at the field the message is about (players count the rows in use).
         row = used[e.player - 1] if e.player is not None else None
-        field = "who" if e.field == "bot" else e.field
+        field = "who" if e.field in ("bot", "open") else e.field
         return _home(rows, hours_text, error_text(e, words()), e.status, bad_row=row, bad_field=field)
 
 

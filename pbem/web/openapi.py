@@ -24,6 +24,7 @@ from pbem.games.settings import MAIL_CHOICES
 from ..core.models import WebhookKind
 from .schema import object_schema
 from . import openapi_premoves, openapi_seat_extras
+from . import openapi_lobby
 from ..table.webhook_targets import MAX_URL as MAX_WEBHOOK_URL
 from ..table.webhooks import WebhookLine, Webhooks
 from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
@@ -81,19 +82,21 @@ def _schemas() -> dict[str, Any]:
             "time_zone": {"type": ["string", "null"], "enum": [*time_zones(), DEFAULT_TIME_ZONE, None],
                           "description": "an IANA time zone for the dates in this player's mail, e.g. "
                                          "`Europe/Budapest`; absent or null: UTC until they choose one"},
-            "bot": {"type": "null", "description": "a person (see `Computer` for a seat the computer plays)"}}},
+            "bot": {"type": "null", "description": "a person (see `Computer` for a seat the computer plays)"},
+            "open": {"enum": [False, None], "description": "a person (see `OpenSeat` for a seat for anyone)"}}},
         "Computer": {"type": "object", "required": ["bot"], "additionalProperties": False, "properties": {
             "bot": {"enum": list(LEVELS), "description": "a seat the computer plays, at this level; it accepts "
                                                          "at once, gets a name of its own and no mail"}}},
         "NewGame": {"type": "object", "required": ["players"], "properties": {
             "players": {"type": "array", "minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS,
-                        "items": {"anyOf": [ref("Player"), ref("Computer")]},
+                        "items": {"anyOf": [ref("Player"), ref("Computer"), ref("OpenSeat")]},
                         "contains": ref("Player"),
                         "description": "at least one person; the first person is the one starting the game; "
                                        "every person needs a name and an address of their own (compared "
                                        "ignoring case); the other seats may be the computer's"},
             "turn_hours": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_TURN_HOURS,
-                           "description": "hours each player has for a move; absent or null: 72"}}},
+                           "description": "hours each player has for a move; absent or null: 72"},
+            "requirements": {"anyOf": [ref("Requirements"), {"type": "null"}]}}},
         "Move": {"type": "object", "required": ["move", "ply"], "properties": {
             "move": {"type": "string", "maxLength": 200, "example": "12-13",
                      "pattern": r"^[\t\n\u000b\f\r ]*[0-9]+[\t\n\u000b\f\r ]*"
@@ -169,7 +172,7 @@ def _paths() -> dict[str, Any]:
                                 "number of players, duplicates and names, `cannot-invite` an address that may not be "
                                 "mailed (the answer does not say why).",
                                 "invalid-players", "invalid-name", "invalid-email", "invalid-turn-hours",
-                                "invalid-language", "invalid-time-zone", "cannot-invite"),
+                                "invalid-language", "invalid-time-zone", "cannot-invite", "invalid-requirements"),
                 "429": RATE_LIMITED,
             }}},
         "/games/{id}": {"get": {
@@ -323,7 +326,7 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar)
+AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby)
 
 
 def _document() -> dict[str, Any]:

@@ -180,6 +180,28 @@ def test_home_sign_in_and_error_pages(audit: Audit, live: Any) -> None:
     audit.assert_clean()
 
 
+@pytest.mark.parametrize("language", ["en", "cs"])
+def test_the_lobby_and_its_join_form(audit: Audit, live: Any, language: str) -> None:
+    ctx = live.ctx
+    creator = {**players(1)[0], "language": language}
+    table = games.start_game(ctx, games.parse_players([creator, {"open": True}, {"bot": "easy"}]),
+                             requirements=games.parse_requirements({"min_in_time": 0.5}))
+    games.accept(ctx, seat_tokens(ctx, table)[0])
+    page = audit.open("/")
+    page.select_option("#page-language", language)
+    submit(page, ".language-switch button")
+    audit.check(page, f"{language} home with tables waiting")
+    page = audit.visit("/lobby", f"{language} lobby")
+    page.locator(f"#table-{table} summary").click()
+    audit.check(page, f"{language} lobby: a join form open")
+    page.locator(f"#name-{table}").fill("Zed")
+    page.locator(f"#email-{table}").fill("nope")
+    submit(page, f"#table-{table} button[type=submit]")
+    assert page.locator("#join-error").is_visible()
+    audit.check(page, f"{language} lobby: a refused join")
+    audit.assert_clean()
+
+
 def test_seat_pages_in_every_state(audit: Audit, live: Any) -> None:
     ctx = live.ctx
     game_id, toks, _ = make_game(ctx, accepted=0)

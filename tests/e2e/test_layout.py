@@ -359,3 +359,32 @@ def test_all_your_games_at_once_fits_every_width(layout: Layout, live: Any, lang
     stop = mail["List-Unsubscribe"].strip("<>")
     layout.visit(language, stop[stop.index("/unsubscribe/"):], "stop the daily mail?")
     assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_the_lobby_fits_every_width(layout: Layout, live: Any, language: str) -> None:
+    """The lobby with a table that asks for something, its join form open, a refused
+    join, the home page's tables waiting and the "check your email" page."""
+    ctx = live.ctx
+    players = people(language, 2)
+    table = games.start_game(ctx, games.parse_players([players[0], {"open": True}, {"open": True}]), 48,
+                             requirements=games.parse_requirements({"min_in_time": 0.8, "max_rating": 30}))
+    games.accept(ctx, seat_tokens(ctx, table)[0])
+    plain = games.start_game(ctx, games.parse_players([players[1], {"open": True}]), 12)
+    games.accept(ctx, seat_tokens(ctx, plain)[0])
+    layout.visit(language, "/", "home with tables waiting")
+    page = layout.visit(language, f"/lobby?language={language}", "lobby")
+    page.locator(f"#table-{table} summary").click()
+    layout.measure(language, "lobby: a join form open")
+    page.locator(f"#name-{table}").fill("Bartholomew Fernandes")
+    page.locator(f"#email-{table}").fill("not an address")
+    submit(page, f"#table-{table} button[type=submit]")
+    page.locator("#join-error").wait_for(state="visible", timeout=15_000)
+    layout.measure(language, "lobby: a refused join")
+    page = layout.open(language, f"/lobby?language={language}")
+    page.locator(f"#table-{plain} summary").click()
+    page.locator(f"#name-{plain}").fill("Cidália")
+    page.locator(f"#email-{plain}").fill(f"cidalia.{language}@example.org")
+    submit(page, f"#table-{plain} button[type=submit]")
+    layout.measure(language, "lobby: joined, check your email")
+    assert len(layout.measured) == 5 * len(WIDTHS)

@@ -141,6 +141,7 @@ def test_public_webhook_hosts_may_be_allowed() -> None:
     ({"PBEM_MAIL_LEASE_SECONDS": "90"}, "is not longer than a delivery may take"),
     ({"PBEM_PRESENCE_SECONDS": "5"}, "PBEM_PRESENCE_SECONDS=5.0: a player counts as present for 10 to 3600"),
     ({"PBEM_PRESENCE_SECONDS": "7200"}, "PBEM_PRESENCE_SECONDS=7200.0"),
+    ({"PBEM_LOBBY_HOLD_HOURS": "0"}, "PBEM_LOBBY_HOLD_HOURS=0: a join holds a lobby seat for 1 to 720 hours"),
 ])
 def test_a_clock_or_lease_out_of_bounds_is_refused(env: dict[str, str], named: str) -> None:
     with pytest.raises(UnsafeConfig, match=named):

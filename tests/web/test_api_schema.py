@@ -99,6 +99,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 [[operations]]
 include-name = "POST /seat/nudge"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# A lobby table's open seats go to the first joiners (409 seat-taken, full, already-seated,
+# too-many-joins after that), and a name someone at the table has is refused (422 invalid-name).
+[[operations]]
+include-name = "POST /lobby/{{id}}/join"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
 # What the seat token provider answers before the test database exists (the
@@ -112,7 +118,7 @@ class World:
     ctx: Any
     invited: list[str]  # the seat tokens of a game nobody has accepted yet
     started: list[str]  # ... of a dealt game, some moves in
-    game_ids: list[str]  # games that exist: one invited, one started
+    game_ids: list[str]  # games that exist: one invited, one started, a lobby table
     handed: list[str]  # ... of a dealt four-player game whose seats go to the computer
 
     def to_move(self) -> tuple[str, dict[str, Any]]:
@@ -166,13 +172,18 @@ def world(sqlite_url: str) -> Iterator[World]:
 
     # Limits high enough that valid data is never refused for its number; the
     # document still says what a client that floods gets (429, Retry-After).
-    app = create_app(app_config(sqlite_url, LIMIT_NEW_GAMES="10000 per minute", LIMIT_INVITES="10000 per day"))
+    app = create_app(app_config(sqlite_url, LIMIT_NEW_GAMES="10000 per minute", LIMIT_INVITES="10000 per day",
+                                LIMIT_JOINS="10000 per day", LIMIT_JOINS_IP="10000 per day"))
     ctx = app.extensions["pbem"]
     invited_id, invited = new_game(ctx, start=False)
+    # A lobby table with three open seats, confirmed: the lobby's operations find it.
+    table_id = games.start_game(ctx, games.parse_players([{"name": "Hana", "email": "hana@example.org"}]
+                                                         + [{"open": True}] * 3))
+    games.accept(ctx, seat_tokens(ctx, table_id)[0])
     started_id, started = new_game(ctx)
     play(ctx, started, 3)
     _, handed = new_game(ctx, 4)
-    SeatToken.world = World(app, ctx, invited, started, [invited_id, started_id], handed)
+    SeatToken.world = World(app, ctx, invited, started, [invited_id, started_id, table_id], handed)
     yield SeatToken.world
     SeatToken.world = None
     ctx.engine.dispose()
@@ -216,7 +227,8 @@ def _same_players(case: Any) -> bool:
     players = case.body.get("players") if isinstance(case.body, dict) else None
     if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
         return False
-    players = [p for p in players if p.get("bot") is None]  # the computer's names are made up
+    # The computer's names are made up; an open seat has none yet.
+    players = [p for p in players if p.get("bot") is None and p.get("open") is not True]
     names = [" ".join(unicodedata.normalize("NFC", str(p.get("name"))).split()).lower() for p in players]
     emails = [str(p.get("email")).strip().lower() for p in players]
     return len(set(names)) < len(names) or len(set(emails)) < len(emails)
