@@ -14,6 +14,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 from .db import as_utc
 from .models import Game, MoveRecord, Outbox, OutboxStatus, Seat, TableMessage
 from .outbox import OutboxKind
+from .people_tables import Block
 
 
 def digest_news(session: Session, seat: Seat, game: Game, before_id: int | None = None) -> SelectOfScalar[int]:
@@ -60,17 +61,20 @@ def table_news(session: Session, seat: Seat, since: datetime | None,
                limit: int = 20) -> tuple[list[tuple[str, str, datetime]], int]:
     """The table messages of the seat's game written by the others after
     ``since`` (all of them for ``None``): the newest ``limit`` as (author,
-    text, time), oldest first, and how many earlier ones there are besides."""
+    text, time), oldest first, and how many earlier ones there are besides.
+    Those of people the reader blocked are left out (``pbem.people.blocks``)."""
+    unblocked = col(Seat.email).not_in(select(Block.blocked).where(Block.blocker == seat.email))
     query = (select(Seat.name, TableMessage.text, TableMessage.created_at)
              .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
-             .where(TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id))
+             .where(TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id, unblocked))
     if since is not None:
         query = query.where(col(TableMessage.created_at) > since)
     rows = list(session.exec(query.order_by(col(TableMessage.id).desc()).limit(limit + 1)))
     more = 0
     if len(rows) > limit:
-        count = select(func.count()).select_from(TableMessage).where(
-            TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id)
+        count = select(func.count()).select_from(TableMessage).join(
+            Seat, col(Seat.id) == col(TableMessage.seat_id)).where(
+            TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id, unblocked)
         if since is not None:
             count = count.where(col(TableMessage.created_at) > since)
         more = int(session.exec(count).one()) - limit

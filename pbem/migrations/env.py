@@ -4,6 +4,7 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 import pbem.core.models
+import pbem.core.people_tables  # noqa: F401 - profiles, blocks, reports (issue 30)
 from sqlmodel import SQLModel
 
 config = context.config

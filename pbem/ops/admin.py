@@ -32,7 +32,7 @@ from ..core.models import (RUNNING, CaughtMail, Game, GameStatus, Inbound, Login
                            OutboxStatus, Rating, Seat, Suppression, Webhook)
 from ..core.outbox import OutboxKind, enqueue
 from ..people.players import BadAddress, address_hash, clean_address, mailbox_hash
-from ..people import reachability
+from ..people import blocks, profiles, reachability
 from .. import games
 
 log = logging.getLogger(__name__)
@@ -362,7 +362,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
         raise errors.Invalid("%(address)s is not an email address", address=repr(raw_address[:80]))
     now = ctx.now()
     counts = {"seats": 0, "games_cancelled": 0, "seats_to_computer": 0, "outbox": 0, "logins": 0,
-              "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0}
+              "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0, "profile": 0, "blocks": 0}
     outbox: list[int | None] = []
     seat_ids: list[int] = []
     computer_turns: list[tuple[int, int]] = []
@@ -422,6 +422,9 @@ def forget(ctx: Context, raw_address: str) -> Done:
             col(CaughtMail.recipient) == address, col(CaughtMail.raw).contains(address, autoescape=True)))).rowcount
         counts["rating"] = session.exec(delete(Rating).where(col(Rating.address_hash) == address_hash(address))
                                         ).rowcount
+        # Their public profile and their blocks, made by them or of them (they keep the address).
+        counts["profile"] = profiles.forget(session, address)
+        counts["blocks"] = blocks.forget(session, address)
         suppressed = reachability.is_suppressed(session, address)
         if not suppressed:
             try:

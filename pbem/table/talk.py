@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence, TypedDict
 
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 from ..core import errors
@@ -30,6 +30,7 @@ from ..core.outbox import OutboxKind, enqueue
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game, game_and_seats
 from pbem.games.views import game_view
+from ..people import blocks, profiles
 from ..words import N_
 
 #: The longest message, in characters.  A longer one is refused on the page
@@ -62,6 +63,8 @@ class TalkLine(TypedDict):
     at: str
     #: Written by the viewer.
     you: bool
+    #: The author's public profile id (``None``: the viewer's own, or nobody's).
+    profile: str | None
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,10 @@ class Table:
     talk_mail: bool
     #: Whether this seat may write (it accepted, and the game was not given up).
     open: bool
+    #: The game's newest message, shown or not (what the page's version follows).
+    newest: int | None = None
+    #: Whether messages of people this seat's player blocked were left out.
+    hides_blocked: bool = False
 
 
 def clean_talk(text: object) -> str:
@@ -155,9 +162,11 @@ def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: 
     session.add(message)
     session.flush()
     assert message.id is not None  # the flush gave it one
+    # Nobody gets by mail the talk of someone they blocked.
+    blocking = blocks.blockers_of(session, seat.email, [s.email for s in seats]) if seat.email else set()
     rows = [enqueue(session, kind=OutboxKind.TALK, event=events.key(Event.TALK, message.id), recipient=s.email,
                     base_url=ctx.base_url, now=now, game_id=game.id, seat_id=s.id)
-            for s in seats if s.id != seat.id and wants_talk_mail(s)]
+            for s in seats if s.id != seat.id and wants_talk_mail(s) and s.email not in blocking]
     if outbox is not None:
         outbox.extend(rows)
     return message.id
@@ -189,24 +198,36 @@ def table(ctx: Context, token: object) -> Table:
 
 
 def table_of(session: Session, seat: Seat, game: Game, seats: Sequence[Seat]) -> Table:
-    """:func:`table` for a seat the caller has loaded, in the caller's transaction."""
+    """:func:`table` for a seat the caller has loaded, in the caller's transaction.
+    The messages of people this seat's player blocked are left out."""
     names = {s.id: s.name for s in seats}
-    rows = list(session.exec(
-        select(TableMessage).where(TableMessage.game_id == game.id)
-        .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
+    blocked = blocks.blocked_by(session, seat.email) if seat.email else set()
+    hidden = [s.id for s in seats if s.email and s.email in blocked]
+    shown: list[ColumnElement[bool]] = [col(TableMessage.game_id) == game.id]
+    if hidden:
+        shown.append(col(TableMessage.seat_id).not_in(hidden))
+    rows = list(session.exec(select(TableMessage).where(*shown)
+                             .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
     earlier = 0
     if len(rows) == TABLE_SHOWN:
-        total = session.exec(select(func.count()).select_from(TableMessage)
-                             .where(TableMessage.game_id == game.id)).one()
+        total = session.exec(select(func.count()).select_from(TableMessage).where(*shown)).one()
         earlier = int(total) - TABLE_SHOWN
+    newest = rows[0].id if rows else None
+    if hidden:
+        newest = session.exec(select(func.max(TableMessage.id)).where(TableMessage.game_id == game.id)).one()
+    # The others' profiles, to link from their names (made on first use).
+    people = {s.id: s.email for s in seats if s.email and s.id != seat.id and s.email != seat.email}
+    ids = profiles.public_ids(session, people.values()) if rows else {}
     messages: list[TalkLine] = []
     for m in reversed(rows):
         at = as_utc(m.created_at)
         assert m.id is not None and at is not None  # stored rows
+        author = people.get(m.seat_id)
         messages.append({"id": m.id, "author": names.get(m.seat_id, ""), "text": m.text,
-                         "at": at.isoformat(), "you": m.seat_id == seat.id})
+                         "at": at.isoformat(), "you": m.seat_id == seat.id,
+                         "profile": ids.get(author) if author else None})
     return Table(messages=messages, earlier=earlier, talk_mail=seat.talk_mail,
-                 open=is_open(game.status, seat))
+                 open=is_open(game.status, seat), newest=newest, hides_blocked=bool(hidden))
 
 
 def set_talk_mail(ctx: Context, token: object, on: bool) -> SeatView:
