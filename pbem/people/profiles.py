@@ -22,6 +22,7 @@ from ..core.db import session_scope
 from ..core.models import Rating, Seat
 from ..core.people_tables import Profile
 from ..words import N_
+from . import blocks
 from .players import address_hash
 from .ratings import SHOWN_AFTER
 from .reliability import Reliability, reliability
@@ -139,3 +140,41 @@ def forget(session: Session, email: str) -> int:
         return 0
     session.delete(row)
     return 1
+
+
+def block_from_profile(ctx: Context, email: str, public_id: object, on: bool) -> tuple[str, bool]:
+    """The signed-in person (``email``) blocks (``on``) or unblocks the person
+    of a visible profile; returns that person's name and whether anything
+    changed.  Refused: no such profile (``NotFound``), their own (``Conflict``)."""
+    with session_scope(ctx.engine) as session:
+        other = email_of(session, public_id)
+        if other is None:
+            raise _no_profile()
+        if other == normal(email):
+            raise errors.Conflict(N_("you cannot block yourself"), code="own-seat")
+        name = session.exec(select(Seat.name).where(Seat.email == other).order_by(col(Seat.id).desc())
+                            .limit(1)).first()
+        if name is None:
+            raise _no_profile()
+        if on:
+            return name, blocks.block(session, email, other, name, ctx.now())
+        return name, blocks.unblock(session, email, other)
+
+
+def blocks_profile(ctx: Context, email: str, public_id: object) -> bool:
+    """Whether the signed-in person blocked the person of this profile."""
+    with session_scope(ctx.engine) as session:
+        other = email_of(session, public_id)
+        return other is not None and blocks.is_blocked(session, email, other)
+
+
+def my_blocks(ctx: Context, email: str) -> list[blocks.Blocked]:
+    """The signed-in person's list of blocked people (names only)."""
+    with session_scope(ctx.engine) as session:
+        return blocks.blocks(session, email)
+
+
+def unblock_listed(ctx: Context, email: str, block_id: int) -> bool:
+    """Remove one row of the signed-in person's list."""
+    with session_scope(ctx.engine) as session:
+        return blocks.unblock_by_id(session, email, block_id)

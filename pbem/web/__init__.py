@@ -21,6 +21,8 @@ from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, sec
 from . import catcher, webhook_pages
 # The pages' views, by area: each adds its own to ``pages.bp``.
 from . import home, seat_pages, signin_pages  # noqa: F401
+from . import people_api  # strangers, safely: blocks, reports (API)
+from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -59,6 +61,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.init_app(app)
     locale.init_app(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(people_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
     health.init_app(app)
