@@ -31,12 +31,19 @@ def _answer(done: BlockDone) -> dict[str, Any]:
     return {"seat": done.seat, "name": done.name, "blocked": done.blocked, "changed": done.changed}
 
 
+def _given(body: dict[str, Any], key: str) -> object:
+    """A key's value, ``None`` when absent: a ``null`` sent is not absent (it is refused)."""
+    if key not in body:
+        return None
+    return "null" if body[key] is None else body[key]
+
+
 @bp.post("/seat/block")
 def block() -> Any:
     """Block a player of your game, by ``seat`` or by a ``message`` of theirs."""
     token = _bearer()
     body = _json_body()
-    done = blocking.block_player(context(), token, seat=body.get("seat"), message=body.get("message"))
+    done = blocking.block_player(context(), token, seat=_given(body, "seat"), message=_given(body, "message"))
     return jsonify(_answer(done)), 201 if done.changed else 200
 
 
