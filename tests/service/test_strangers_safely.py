@@ -252,3 +252,20 @@ def test_forget_erases_profile_and_blocks(ctx: Any, operator_env: str, capsys: p
     assert main(["admin", "forget", BOB]) == 0
     assert [p.email for p in rows(ctx, Profile)] == [CID]
     assert rows(ctx, Block) == []
+
+
+def test_talk_mail_written_before_a_block_is_not_sent_after_it(ctx: Any) -> None:
+    from pbem.mail import delivery
+    from pbem.mail.transport import transport_for
+
+    _, toks = new_game(ctx)
+    talk.set_talk_mail(ctx, toks[0], True)
+    with session_scope(ctx.engine) as session:  # as a reply would: the mail waits for the sweep
+        bob, _, _ = games.seat_and_game(session, toks[1])
+        talk.post_talk(ctx, session, bob, "said before the block", source="reply")
+    with session_scope(ctx.engine) as session:
+        (row_id,) = session.exec(select(Outbox.id).where(Outbox.kind == OutboxKind.TALK,
+                                                         Outbox.recipient == ANN)).all()
+    blocking.block_player(ctx, toks[0], seat=pos(ctx, toks[1]))
+    assert row_id is not None
+    assert delivery.deliver(ctx, row_id, transport_for(ctx.config, ctx.engine)) == "skipped"
