@@ -3,7 +3,8 @@ reliability (:mod:`pbem.people.reliability`) and, if they chose to show it,
 their rating — never their address.
 
 Its id is random (``tokens.public_id``, from ``secrets``), kept in a row per
-person made the first time a page links to the profile, so nothing about the
+person made when they first write at a table (their name links to it there)
+or save its settings, never by a page's GET, so nothing about the
 address can be read from it and nobody can walk from one profile to another.
 A person may hide their profile: it then answers as if there were none.  The
 name shown is the one of their newest seat (names are given per game)."""
@@ -45,17 +46,18 @@ class PublicProfile:
 
 @dataclass(frozen=True)
 class OwnProfile:
-    """The profile as its person's "My games" page shows it."""
+    """The profile as its person's "My games" page shows it (``public_id``
+    ``None``: none yet; writing at a table or saving its settings makes it)."""
 
-    public_id: str
+    public_id: str | None
     hidden: bool
     show_rating: bool
 
 
 def public_ids(session: Session, emails: Iterable[str]) -> dict[str, str]:
     """The profile id of each address (made for those without one yet), keyed
-    by the normalized address.  Made on first use: a page that links to a
-    profile needs its id."""
+    by the normalized address.  Only in a change's transaction (writing at a
+    table, saving the settings): a page's GET changes nothing."""
     wanted = sorted({normal(e) for e in emails} - {""})
     if not wanted:
         return {}
@@ -115,11 +117,12 @@ def email_of(session: Session, public_id: object) -> str | None:
 
 
 def own_profile(ctx: Context, email: str) -> OwnProfile:
-    """The signed-in person's own profile (made now if they had none)."""
+    """The signed-in person's own profile (read only: a page's GET makes nothing)."""
     with session_scope(ctx.engine) as session:
-        ids = public_ids(session, [email])
-        row = session.exec(select(Profile).where(Profile.email == normal(email))).one()
-        return OwnProfile(public_id=ids[normal(email)], hidden=row.hidden, show_rating=row.show_rating)
+        row = session.exec(select(Profile).where(Profile.email == normal(email))).first()
+        if row is None:
+            return OwnProfile(public_id=None, hidden=False, show_rating=False)
+        return OwnProfile(public_id=row.public_id, hidden=row.hidden, show_rating=row.show_rating)
 
 
 def set_profile(ctx: Context, email: str, *, hidden: bool, show_rating: bool) -> OwnProfile:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence, TypedDict
 
-from sqlalchemy import ColumnElement, func
+from sqlalchemy import exists, func
 from sqlmodel import Session, col, select
 
 from ..core import errors
@@ -26,6 +26,7 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, GameStatus, MailChoice, Seat, TableMessage
+from ..core.people_tables import Block, Profile
 from ..core.outbox import OutboxKind, enqueue
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game, game_and_seats
@@ -63,8 +64,6 @@ class TalkLine(TypedDict):
     at: str
     #: Written by the viewer.
     you: bool
-    #: The author's public profile id (``None``: the viewer's own, or nobody's).
-    profile: str | None
 
 
 @dataclass(frozen=True)
@@ -83,6 +82,9 @@ class Table:
     newest: int | None = None
     #: Whether messages of people this seat's player blocked were left out.
     hides_blocked: bool = False
+    #: The public profile id of each other player's message's author, by message
+    #: id (none yet for someone who never wrote: writing makes it).
+    profiles: dict[int, str] = field(default_factory=dict)
 
 
 def clean_talk(text: object) -> str:
@@ -164,6 +166,8 @@ def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: 
     assert message.id is not None  # the flush gave it one
     # Nobody gets by mail the talk of someone they blocked.
     blocking = blocks.blockers_of(session, seat.email, [s.email for s in seats]) if seat.email else set()
+    if seat.email:  # their name now links to their profile beside what they write
+        profiles.public_ids(session, [seat.email])
     rows = [enqueue(session, kind=OutboxKind.TALK, event=events.key(Event.TALK, message.id), recipient=s.email,
                     base_url=ctx.base_url, now=now, game_id=game.id, seat_id=s.id)
             for s in seats if s.id != seat.id and wants_talk_mail(s) and s.email not in blocking]
@@ -198,36 +202,38 @@ def table(ctx: Context, token: object) -> Table:
 
 
 def table_of(session: Session, seat: Seat, game: Game, seats: Sequence[Seat]) -> Table:
-    """:func:`table` for a seat the caller has loaded, in the caller's transaction.
-    The messages of people this seat's player blocked are left out."""
+    """:func:`table` for a seat the caller has loaded, in the caller's transaction,
+    in one query: of the newest :data:`TABLE_SHOWN` messages, those of people
+    this seat's player blocked are left out; each other player's carries their
+    profile's id, if they have one (a read makes none)."""
     names = {s.id: s.name for s in seats}
-    blocked = blocks.blocked_by(session, seat.email) if seat.email else set()
-    hidden = [s.id for s in seats if s.email and s.email in blocked]
-    shown: list[ColumnElement[bool]] = [col(TableMessage.game_id) == game.id]
-    if hidden:
-        shown.append(col(TableMessage.seat_id).not_in(hidden))
-    rows = list(session.exec(select(TableMessage).where(*shown)
-                             .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
+    hidden = exists().where(col(Block.blocker) == seat.email, col(Block.blocked) == col(Seat.email))
+    rows = list(session.exec(
+        select(TableMessage, Profile.public_id, hidden.label("hidden"))
+        .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
+        .outerjoin(Profile, col(Profile.email) == col(Seat.email))
+        .where(TableMessage.game_id == game.id)
+        .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
     earlier = 0
     if len(rows) == TABLE_SHOWN:
-        total = session.exec(select(func.count()).select_from(TableMessage).where(*shown)).one()
+        total = session.exec(select(func.count()).select_from(TableMessage)
+                             .where(TableMessage.game_id == game.id)).one()
         earlier = int(total) - TABLE_SHOWN
-    newest = rows[0].id if rows else None
-    if hidden:
-        newest = session.exec(select(func.max(TableMessage.id)).where(TableMessage.game_id == game.id)).one()
-    # The others' profiles, to link from their names (made on first use).
-    people = {s.id: s.email for s in seats if s.email and s.id != seat.id and s.email != seat.email}
-    ids = profiles.public_ids(session, people.values()) if rows else {}
+    own = {s.id for s in seats if s.id == seat.id or (seat.email and s.email == seat.email)}
     messages: list[TalkLine] = []
-    for m in reversed(rows):
+    linked: dict[int, str] = {}
+    for m, profile, blocked in reversed(rows):
+        if blocked and seat.email:
+            continue
         at = as_utc(m.created_at)
         assert m.id is not None and at is not None  # stored rows
-        author = people.get(m.seat_id)
         messages.append({"id": m.id, "author": names.get(m.seat_id, ""), "text": m.text,
-                         "at": at.isoformat(), "you": m.seat_id == seat.id,
-                         "profile": ids.get(author) if author else None})
+                         "at": at.isoformat(), "you": m.seat_id == seat.id})
+        if profile is not None and m.seat_id not in own:
+            linked[m.id] = profile
     return Table(messages=messages, earlier=earlier, talk_mail=seat.talk_mail,
-                 open=is_open(game.status, seat), newest=newest, hides_blocked=bool(hidden))
+                 open=is_open(game.status, seat), newest=rows[0][0].id if rows else None,
+                 hides_blocked=bool(seat.email) and any(blocked for _, _, blocked in rows), profiles=linked)
 
 
 def set_talk_mail(ctx: Context, token: object, on: bool) -> SeatView:

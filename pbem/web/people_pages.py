@@ -130,7 +130,8 @@ def unblock_listed(block_id: int) -> Any:
 def people_card(email: str) -> dict[str, Any]:
     """What "My games" shows of the signed-in person's profile and blocks."""
     own = profiles.own_profile(context(), email)
-    return {"profile": own, "link": url_for("pages.profile", public_id=own.public_id),
+    return {"profile": own,
+            "link": url_for("pages.profile", public_id=own.public_id) if own.public_id else None,
             "blocks": profiles.my_blocks(context(), email)}
 
 
