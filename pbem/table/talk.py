@@ -17,7 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence, TypedDict
 
-from sqlalchemy import exists, func
+from sqlalchemy import and_, exists, func
 from sqlmodel import Session, col, select
 
 from ..core import errors
@@ -211,7 +211,8 @@ def table_of(session: Session, seat: Seat, game: Game, seats: Sequence[Seat]) ->
     rows = list(session.exec(
         select(TableMessage, Profile.public_id, hidden.label("hidden"))
         .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
-        .outerjoin(Profile, col(Profile.email) == col(Seat.email))
+        # A hidden profile is as good as none: no link to it.
+        .outerjoin(Profile, and_(col(Profile.email) == col(Seat.email), col(Profile.hidden).is_(False)))
         .where(TableMessage.game_id == game.id)
         .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
     earlier = 0

@@ -117,6 +117,7 @@ def test_the_profile_shows_no_address_and_a_hidden_one_is_not_found(client: Any,
     response = client.post("/games/profile", data={"csrf_token": csrf_token(client, "/games"), "hidden": "1"})
     assert response.status_code == 303
     assert page(client, link.group(1), 404)
+    assert link.group(1) not in page(client, f"/play/{toks[0]}")  # nor linked from the table
     (row,) = [p for p in rows(ctx, Profile) if p.email == BOB]
     assert row.hidden
     assert page(client, "/people/k3vx9q2mtr7hwa", 404) and page(client, "/people/..%2Fetc", 404)
