@@ -90,6 +90,7 @@ DEFAULTS: dict[str, Any] = {
     "INBOUND_TRUST": "",
     "INBOUND_MAX_BYTES": 1_000_000,
     "LIMIT_TALK": "10 per hour; 50 per day",  # table-talk messages per seat
+    "LIMIT_REPORTS": "10 per hour; 30 per day",  # table messages reported to the operator, per seat
     # Answers to replies (accepted, refused, confirm) per seat: anyone who saw a
     # reply address could otherwise make the service mail that player at will.
     "LIMIT_REPLY_ANSWERS": "60 per hour; 300 per day",

@@ -15,6 +15,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 from .db import as_utc
 from .models import Game, MoveRecord, Outbox, OutboxStatus, Seat, TableMessage
 from .outbox import OutboxKind
+from .people_tables import Block
 
 
 def digest_news(session: Session, seat: Seat, game: Game, before_id: int | None = None) -> SelectOfScalar[int]:
@@ -76,7 +77,8 @@ def table_news(session: Session, seat: Seat, since: datetime | None,
                limit: int = 20) -> tuple[list[tuple[str, str, datetime]], int]:
     """The table messages of the seat's game written by the others after
     ``since`` (all of them for ``None``): the newest ``limit`` as (author,
-    text, time), oldest first, and how many earlier ones there are besides."""
+    text, time), oldest first, and how many earlier ones there are besides.
+    Those of people the reader blocked are left out (``pbem.people.blocks``)."""
     return _news(session, seat, since, limit)
 
 
@@ -87,16 +89,18 @@ def _news(session: Session, seat: Seat, since: Any, limit: int) -> tuple[list[tu
         after = col(TableMessage.created_at) > since
     elif since is not None:
         after = or_(since.is_(None), col(TableMessage.created_at) > since)
+    unblocked = col(Seat.email).not_in(select(Block.blocked).where(Block.blocker == seat.email))
     query = (select(Seat.name, TableMessage.text, TableMessage.created_at)
              .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
-             .where(TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id))
+             .where(TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id, unblocked))
     if after is not None:
         query = query.where(after)
     rows = list(session.exec(query.order_by(col(TableMessage.id).desc()).limit(limit + 1)))
     more = 0
     if len(rows) > limit:
-        count = select(func.count()).select_from(TableMessage).where(
-            TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id)
+        count = select(func.count()).select_from(TableMessage).join(
+            Seat, col(Seat.id) == col(TableMessage.seat_id)).where(
+            TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id, unblocked)
         if after is not None:
             count = count.where(after)
         more = int(session.exec(count).one()) - limit

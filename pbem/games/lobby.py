@@ -313,7 +313,7 @@ def _check_requirements(session: Session, found: LobbyTable, email: str) -> None
     share of moves in time: they meet no minimum share (a table that asks for
     one asks for a record)."""
     if found.min_in_time is not None:
-        share = reliability_of(session, [email])[email.lower()].in_time
+        share = reliability_of(session, [email])[email.strip().lower()].in_time_share
         if share is None or share < found.min_in_time:
             raise errors.Conflict(N_("this table asks for players who made at least %(share)d%% of their moves in "
                                      "time"), share=round(found.min_in_time * 100), code="in-time-required")

@@ -27,9 +27,9 @@ from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox,
 from ..core.outbox import OutboxKind
 from ..core.queries import digest_news
 from ..games import lobby
-from ..people import signin
 from ..games import daily
 from ..games.waiting import waiting_in
+from ..people import blocks, signin
 from ..rules.views import SeatView
 from ..table import webhooks
 from ..words import Words, left_text, move_text, names_text
@@ -331,7 +331,10 @@ class TalkMail(GameMail):
         said = _talk_of(m.session, m.row, m.game, m.seat)
         if said is None:
             return None
-        author = next((s.name for s in m.seats if s.id == said.seat_id), "")
+        writer = next((s for s in m.seats if s.id == said.seat_id), None)
+        if writer is not None and writer.email and blocks.is_blocked(m.session, m.seat.email, writer.email):
+            return None  # the reader blocked its author since it was written
+        author = writer.name if writer is not None else ""
         # What the author typed and their name: nothing that could tell a clan.
         return dict(author=author, said=said.text, said_at=m.w.when(as_utc(said.created_at)),
                     # Unsubscribing from the chatter must not stop the turn mail.

@@ -34,7 +34,7 @@ from ..core.models import (RUNNING, CaughtMail, Game, GameStatus, Inbound, Login
 from ..core.outbox import OutboxKind, enqueue
 from ..core.seat_extras_tables import SeatNote
 from ..people.players import BadAddress, address_hash, clean_address, mailbox_hash
-from ..people import reachability
+from ..people import blocks, profiles, reachability
 from .. import games
 
 log = logging.getLogger(__name__)
@@ -365,7 +365,7 @@ def forget(ctx: Context, raw_address: str) -> Done:
     now = ctx.now()
     counts = {"seats": 0, "games_cancelled": 0, "seats_to_computer": 0, "outbox": 0, "logins": 0,
               "inbound": 0, "caught_mail": 0, "webhooks": 0, "rating": 0, "notes": 0, "daily_mail": 0,
-              "calendars": 0}
+              "calendars": 0, "profile": 0, "blocks": 0}
     outbox: list[int | None] = []
     seat_ids: list[int] = []
     computer_turns: list[tuple[int, int]] = []
@@ -431,6 +431,9 @@ def forget(ctx: Context, raw_address: str) -> Done:
         counts["daily_mail"] = session.exec(delete(DailyMail).where(col(DailyMail.email) == address)).rowcount
         counts["calendars"] = session.exec(delete(CalendarFeed).where(or_(
             col(CalendarFeed.email) == address, col(CalendarFeed.seat_id).in_(seat_ids)))).rowcount
+        # Their public profile and their blocks, made by them or of them (they keep the address).
+        counts["profile"] = profiles.forget(session, address)
+        counts["blocks"] = blocks.forget(session, address)
         suppressed = reachability.is_suppressed(session, address)
         if not suppressed:
             try:

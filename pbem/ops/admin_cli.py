@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .admin import Done
     from ..core.context import Context
 
-HELP = "the operator's toolbox: games, outbox, resend, cancel, extend, forget, check"
+HELP = "the operator's toolbox: games, outbox, resend, cancel, extend, forget, reports, check"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,6 +85,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "nothing is mailed to it again.")
     p.add_argument("address", metavar="ADDRESS", help="their email address")
 
+    p = sub.add_parser("reports", help="table messages players reported, newest first",
+                       description="The table messages players reported, newest first (at most --limit): the "
+                                   "game, the message as written and who wrote it, who reported it (their seat and "
+                                   "name at that table), when, and the reason they gave. No addresses: "
+                                   "'pbem admin game GAME' shows the game's seats.")
+    p.add_argument("--limit", type=int, default=100, help="at most this many (default 100)")
+
     sub.add_parser("check", help="read the configuration and try the database, broker and SMTP server",
                    description="Read the configuration (the checks every process makes at start), then try the "
                                "database (and whether its schema is the newest), the broker and the SMTP "
@@ -99,7 +106,7 @@ def run(args: argparse.Namespace, make_context: Callable[[], Context], out: Text
         return check(out)
     handler: Callable[[argparse.Namespace, Context, TextIO], int] = {
         "games": _games, "game": _game, "outbox": _outbox, "resend": _resend, "cancel": _cancel,
-        "extend": _extend, "forget": _forget,
+        "extend": _extend, "forget": _forget, "reports": _reports,
     }[args.admin_command]
     ctx = make_context()
     try:
@@ -211,6 +218,24 @@ def _forget(args: argparse.Namespace, ctx: Context, out: TextIO) -> int:
     from . import admin
 
     return _done(out, admin.forget(ctx, args.address))
+
+
+def _reports(args: argparse.Namespace, ctx: Context, out: TextIO) -> int:
+    from .reports import list_reports
+
+    rows = list_reports(ctx, limit=args.limit)
+    if not rows:
+        print("no reports", file=out)
+        return 0
+    for r in rows:
+        print(f"report {r.id}  game {r.game}  {_when(r.at)} UTC", file=out)
+        print(f"  reported by seat {r.reporter_seat} ({r.reporter}); message {r.message} by seat "
+              f"{r.author_seat} ({r.author}):", file=out)
+        for line in r.text.splitlines() or [""]:
+            print(f"    | {line}", file=out)
+        if r.reason:
+            print(f"  reason: {' '.join(r.reason.split())}", file=out)
+    return 0
 
 
 def check(out: TextIO, environ: dict[str, str] | None = None) -> int:

@@ -1,22 +1,22 @@
-"""How reliable a player is, from their finished games: what strangers see of
-each other in the lobby and in an invitation to a table (by display name, never
-the address).
+"""How reliable a person is at the table, as strangers see it: from the games
+they sat in that are over (``finished``), how many they played to the end
+themselves, how many they left to the computer, the share of their moves they
+made in time (rather than the autopilot at their deadline), and the median
+time they took to move.
 
-Per person (their address as stored, in lower case, is how seats name them):
-games finished, the share of their moves made in time (a move the autopilot made
-for them when their time ran out is not), the median time they took for a move
-(from the move before theirs), and the games they left to the computer (handed
-their seat over before the end).  Moves after a seat went to the computer are
-the computer's, counted neither way."""
+Moves the computer made in a seat handed to it (from ``Seat.bot_from`` on) are
+nobody's: they count neither way, as in the player's own stats
+(:mod:`pbem.people.stats`).  A move's time is from the move before it in its
+game (or the game's start, for the first) to the move; only the person's own
+moves count for it (the autopilot's are made at the deadline)."""
 
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Iterable, TypedDict
 
+from sqlalchemy import DateTime, and_, func, or_, select as select_columns
 from sqlmodel import Session, col, select
 
 from ..core.db import as_utc
@@ -25,72 +25,115 @@ from .players import address_hash
 
 
 class ReliabilityView(TypedDict):
-    #: Finished games played.
+    """A person's reliability as the lobby and invitations show it."""
+
+    #: Finished games played (to the end, or left to the computer).
     games: int
     #: The share (0-1) of their moves made in time; ``None`` before any move.
     in_time: float | None
     #: The median hours they took for a move; ``None`` before any move of their own.
     median_hours: float | None
-    #: Games they handed to the computer before the end.
+    #: Games they left to the computer before the end.
     left: int
 
 
 @dataclass(frozen=True)
 class Reliability:
-    games: int = 0
-    moves: int = 0
-    in_time_moves: int = 0
-    median_hours: float | None = None
-    left: int = 0
+    """One person's record with strangers (all zeros and ``None`` for someone new)."""
+
+    #: Finished games they played to the end themselves.
+    finished: int = 0
+    #: Finished games in which their seat was handed to the computer.
+    left_to_computer: int = 0
+    #: Their own moves, and those the autopilot made for them at their deadline.
+    in_time: int = 0
+    by_autopilot: int = 0
+    #: Median seconds from the move before to theirs (``None`` before any own move).
+    median_seconds: int | None = None
 
     @property
-    def in_time(self) -> float | None:
-        return round(self.in_time_moves / self.moves, 3) if self.moves else None
+    def share_in_time(self) -> int | None:
+        """Percent of their moves made in time (``None`` before any move)."""
+        moves = self.in_time + self.by_autopilot
+        return None if moves == 0 else round(100 * self.in_time / moves)
+
+    @property
+    def games(self) -> int:
+        return self.finished + self.left_to_computer
+
+    @property
+    def in_time_share(self) -> float | None:
+        """The share (0-1) of their moves made in time, as a table's requirement reads it."""
+        moves = self.in_time + self.by_autopilot
+        return None if moves == 0 else round(self.in_time / moves, 3)
+
+    @property
+    def median_hours(self) -> float | None:
+        return None if self.median_seconds is None else round(self.median_seconds / 3600, 1)
 
     def as_json(self) -> ReliabilityView:
-        return {"games": self.games, "in_time": self.in_time, "median_hours": self.median_hours, "left": self.left}
+        return {"games": self.games, "in_time": self.in_time_share, "median_hours": self.median_hours,
+                "left": self.left_to_computer}
+
+
+def normal(email: str) -> str:
+    """An address as seats keep it."""
+    return email.strip().lower()
+
+
+def reliability(session: Session, emails: Iterable[str]) -> dict[str, Reliability]:
+    """Each address's :class:`Reliability` (keys as given; unknown ones are new),
+    in three queries however many addresses are asked for."""
+    asked = list(dict.fromkeys(emails))
+    wanted = sorted({normal(e) for e in asked if normal(e)})
+    if not wanted:
+        return {e: Reliability() for e in asked}
+    finished = (col(Seat.email).in_(wanted), col(Game.status) == GameStatus.FINISHED)
+    games: dict[str, list[int]] = {e: [0, 0] for e in wanted}
+    for email, handed, count in session.exec(
+            select(Seat.email, col(Seat.bot_from).is_not(None), func.count())
+            .join(Game, col(Game.id) == col(Seat.game_id)).where(*finished)
+            .group_by(col(Seat.email), col(Seat.bot_from).is_not(None))):
+        games[email][1 if handed else 0] += int(count)
+    own_move = and_(col(Seat.game_id) == col(MoveRecord.game_id), col(Seat.position) == col(MoveRecord.position))
+    before_computer = or_(col(Seat.bot_from).is_(None), col(MoveRecord.ply) < col(Seat.bot_from))
+    moves: dict[str, list[int]] = {e: [0, 0] for e in wanted}
+    for email, autopilot, count in session.exec(
+            select(Seat.email, MoveRecord.by_autopilot, func.count()).select_from(MoveRecord)
+            .join(Seat, own_move).join(Game, col(Game.id) == col(Seat.game_id))
+            .where(*finished, before_computer)
+            .group_by(col(Seat.email), col(MoveRecord.by_autopilot))):
+        moves[email][1 if autopilot else 0] += int(count)
+    # The time before each move: the move before it in its game, or the game's start.
+    previous = func.lag(col(MoveRecord.created_at), type_=DateTime(timezone=True)).over(
+        partition_by=col(MoveRecord.game_id), order_by=col(MoveRecord.ply))
+    timed = (select_columns(col(MoveRecord.game_id).label("game_id"), col(MoveRecord.ply).label("ply"),
+                    col(MoveRecord.position).label("position"), col(MoveRecord.by_autopilot).label("autopilot"),
+                    col(MoveRecord.created_at).label("at"), previous.label("before"))
+             .where(col(MoveRecord.game_id).in_(
+                 select(Seat.game_id).join(Game, col(Game.id) == col(Seat.game_id)).where(*finished)))
+             .subquery())
+    waits: dict[str, list[float]] = {e: [] for e in wanted}
+    for email, at, before, started in session.connection().execute(
+            select_columns(col(Seat.email), timed.c.at, timed.c.before, col(Game.started_at))
+            .join(Seat, and_(col(Seat.game_id) == timed.c.game_id, col(Seat.position) == timed.c.position))
+            .join(Game, col(Game.id) == col(Seat.game_id))
+            .where(col(Seat.email).in_(wanted), timed.c.autopilot.is_(False),
+                   or_(col(Seat.bot_from).is_(None), timed.c.ply < col(Seat.bot_from)))):
+        start = as_utc(before if before is not None else started)
+        end = as_utc(at)
+        if start is not None and end is not None:
+            waits[email].append(max(0.0, (end - start).total_seconds()))
+    found = {e: Reliability(finished=games[e][0], left_to_computer=games[e][1], in_time=moves[e][0],
+                            by_autopilot=moves[e][1],
+                            median_seconds=round(statistics.median(waits[e])) if waits[e] else None)
+             for e in wanted}
+    return {e: found.get(normal(e), Reliability()) for e in asked}
 
 
 def reliability_of(session: Session, emails: Iterable[str]) -> dict[str, Reliability]:
-    """Each address's reliability (lower case keys; one with no finished game
-    has the empty record).  Two queries whatever the number of people."""
-    wanted = sorted({e.lower() for e in emails if e})
-    out = {e: Reliability() for e in wanted}
-    if not wanted:
-        return out
-    seats = session.exec(
-        select(Seat, Game.started_at).join(Game, col(Game.id) == col(Seat.game_id))
-        .where(col(Seat.email).in_(wanted), col(Game.status) == GameStatus.FINISHED)).all()
-    if not seats:
-        return out
-    moves: dict[int, list[tuple[int, int, bool, datetime]]] = defaultdict(list)
-    for move in session.exec(select(MoveRecord).where(col(MoveRecord.game_id).in_(sorted({s.game_id for s, _ in seats})))
-                             .order_by(col(MoveRecord.ply))):
-        moves[move.game_id].append((move.ply, move.position, move.by_autopilot, as_utc(move.created_at)))
-    games: dict[str, int] = defaultdict(int)
-    left: dict[str, int] = defaultdict(int)
-    made: dict[str, int] = defaultdict(int)
-    in_time: dict[str, int] = defaultdict(int)
-    took: dict[str, list[float]] = defaultdict(list)
-    for seat, started_at in seats:
-        email, game_id, position, bot_from = seat.email.lower(), seat.game_id, seat.position, seat.bot_from
-        games[email] += 1
-        if bot_from is not None:
-            left[email] += 1
-        before = as_utc(started_at) if started_at else None
-        for ply, mover, by_autopilot, at in moves[game_id]:
-            if mover == position and (bot_from is None or ply < bot_from):
-                made[email] += 1
-                if not by_autopilot:
-                    in_time[email] += 1
-                    if before is not None:
-                        took[email].append((at - before).total_seconds() / 3600)
-            before = at
-    for email in games:
-        out[email] = Reliability(games=games[email], moves=made[email], in_time_moves=in_time[email],
-                                 median_hours=round(statistics.median(took[email]), 1) if took[email] else None,
-                                 left=left[email])
-    return out
+    """:func:`reliability` keyed by each address as seats keep it (lower case)."""
+    return {normal(e): r for e, r in reliability(session, emails).items() if normal(e)}
 
 
 def rating_of(session: Session, email: str) -> float:

@@ -8,7 +8,11 @@ Who sits at the rematch: every person of the finished game (with their name,
 address, language and time zone) and every seat the computer was given from
 the start, at its level.  A person's seat that was handed to the computer
 during the game goes back to that person: a rematch asks them again, and
-nobody plays for them unless they accept."""
+nobody plays for them unless they accept.
+
+People who blocked one another (``pbem.people.blocks``, either way) are never
+seated together: such a game has no rematch (refused, ``blocked``, naming
+nobody), rather than one without some of its players that nobody asked for."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from ..core.models import Game, GameStatus, Seat
 from pbem.games.lookup import refuse_computer_seat, seat_and_game
 from pbem.core.links import seat_token
 from ..words import N_
-from ..people import reachability
+from ..people import blocks, reachability
 from .. import games
 
 
@@ -63,6 +67,10 @@ def play_again(ctx: Context, token: object, *, before_start: Callable[[], None] 
             if other.email and reachability.is_unreachable(session, other.email):
                 raise errors.Conflict(N_("mail to %(name)s bounces, so a rematch could not invite them: start "
                                          "a new game without them"), name=other.name, code="unreachable")
+        if blocks.blocked_pair(session, [s.email for s in seats if s.email]):
+            # Never seated together again; which of them blocked whom is nobody's business.
+            raise errors.Conflict(N_("some players of this game cannot be seated together again, so there is "
+                                     "no rematch: start a new game with the players you choose"), code="blocked")
         # The one asking starts it (and so is confirmed); the others in their seats' order.
         ordered = [seat, *(s for s in seats if s.id != seat.id)]
         players: list[dict[str, Any]] = [

@@ -56,8 +56,9 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
         seat, game, seats = seat_and_game(session, token)
         view = game_view(ctx, game, seats, seat)
         table = table_of(session, seat, game, seats)
-        # The newest message of the game is the last the table lists.
-        last_talk = table.messages[-1]["id"] if table.messages else None
+        # The newest message of the game, as the page's poll counts it (shown or
+        # not: a blocked player's message is left out of the list).
+        last_talk = table.newest
         return SeatPage(view=view, version=seat_version(ctx, game, seats, seat, view["status"], last_talk),
                         table=table, rematch=seat_rematch(ctx, session, game, seat),
                         webhooks=listing(session, seat, seats),

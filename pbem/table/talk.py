@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence, TypedDict
 
-from sqlalchemy import func
+from sqlalchemy import and_, exists, func
 from sqlmodel import Session, col, select
 
 from ..core import errors
@@ -26,10 +26,12 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import Game, GameStatus, MailChoice, Seat, TableMessage
+from ..core.people_tables import Block, Profile
 from ..core.outbox import OutboxKind, enqueue
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game, game_and_seats
 from pbem.games.views import game_view
+from ..people import blocks, profiles
 from ..words import N_
 
 #: The longest message, in characters.  A longer one is refused on the page
@@ -76,6 +78,13 @@ class Table:
     talk_mail: bool
     #: Whether this seat may write (it accepted, and the game was not given up).
     open: bool
+    #: The game's newest message, shown or not (what the page's version follows).
+    newest: int | None = None
+    #: Whether messages of people this seat's player blocked were left out.
+    hides_blocked: bool = False
+    #: The public profile id of each other player's message's author, by message
+    #: id (none yet for someone who never wrote: writing makes it).
+    profiles: dict[int, str] = field(default_factory=dict)
 
 
 def clean_talk(text: object) -> str:
@@ -155,9 +164,13 @@ def post_talk(ctx: Context, session: Session, seat: Seat, text: str, *, source: 
     session.add(message)
     session.flush()
     assert message.id is not None  # the flush gave it one
+    # Nobody gets by mail the talk of someone they blocked.
+    blocking = blocks.blockers_of(session, seat.email, [s.email for s in seats]) if seat.email else set()
+    if seat.email:  # their name now links to their profile beside what they write
+        profiles.public_ids(session, [seat.email])
     rows = [enqueue(session, kind=OutboxKind.TALK, event=events.key(Event.TALK, message.id), recipient=s.email,
                     base_url=ctx.base_url, now=now, game_id=game.id, seat_id=s.id)
-            for s in seats if s.id != seat.id and wants_talk_mail(s)]
+            for s in seats if s.id != seat.id and wants_talk_mail(s) and s.email not in blocking]
     if outbox is not None:
         outbox.extend(rows)
     return message.id
@@ -189,24 +202,39 @@ def table(ctx: Context, token: object) -> Table:
 
 
 def table_of(session: Session, seat: Seat, game: Game, seats: Sequence[Seat]) -> Table:
-    """:func:`table` for a seat the caller has loaded, in the caller's transaction."""
+    """:func:`table` for a seat the caller has loaded, in the caller's transaction,
+    in one query: of the newest :data:`TABLE_SHOWN` messages, those of people
+    this seat's player blocked are left out; each other player's carries their
+    profile's id, if they have one (a read makes none)."""
     names = {s.id: s.name for s in seats}
+    hidden = exists().where(col(Block.blocker) == seat.email, col(Block.blocked) == col(Seat.email))
     rows = list(session.exec(
-        select(TableMessage).where(TableMessage.game_id == game.id)
+        select(TableMessage, Profile.public_id, hidden.label("hidden"))
+        .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
+        # A hidden profile is as good as none: no link to it.
+        .outerjoin(Profile, and_(col(Profile.email) == col(Seat.email), col(Profile.hidden).is_(False)))
+        .where(TableMessage.game_id == game.id)
         .order_by(col(TableMessage.id).desc()).limit(TABLE_SHOWN)))
     earlier = 0
     if len(rows) == TABLE_SHOWN:
         total = session.exec(select(func.count()).select_from(TableMessage)
                              .where(TableMessage.game_id == game.id)).one()
         earlier = int(total) - TABLE_SHOWN
+    own = {s.id for s in seats if s.id == seat.id or (seat.email and s.email == seat.email)}
     messages: list[TalkLine] = []
-    for m in reversed(rows):
+    linked: dict[int, str] = {}
+    for m, profile, blocked in reversed(rows):
+        if blocked and seat.email:
+            continue
         at = as_utc(m.created_at)
         assert m.id is not None and at is not None  # stored rows
         messages.append({"id": m.id, "author": names.get(m.seat_id, ""), "text": m.text,
                          "at": at.isoformat(), "you": m.seat_id == seat.id})
+        if profile is not None and m.seat_id not in own:
+            linked[m.id] = profile
     return Table(messages=messages, earlier=earlier, talk_mail=seat.talk_mail,
-                 open=is_open(game.status, seat))
+                 open=is_open(game.status, seat), newest=rows[0][0].id if rows else None,
+                 hides_blocked=bool(seat.email) and any(blocked for _, _, blocked in rows), profiles=linked)
 
 
 def set_talk_mail(ctx: Context, token: object, on: bool) -> SeatView:

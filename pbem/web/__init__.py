@@ -24,6 +24,8 @@ from . import seat_extras_api, seat_extras_pages
 from . import calendar as calendars
 # The pages' views, by area: each adds its own to ``pages.bp``.
 from . import dashboard_pages, home, lobby_pages, seat_pages, signin_pages  # noqa: F401
+from . import people_api  # strangers, safely: blocks, reports (API)
+from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -65,6 +67,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_premoves.bp)
     app.register_blueprint(premove_pages.bp)
     app.register_blueprint(lobby_api.bp)
+    app.register_blueprint(people_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
     health.init_app(app)

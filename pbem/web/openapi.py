@@ -30,6 +30,7 @@ from ..table.webhooks import WebhookLine, Webhooks
 from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
 from ..words.language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
 from . import openapi_calendar
+from . import openapi_people
 from .openapi_blocks import (SEAT, BAD_JSON, BAD_QUERY, GAME_ID, GAME_STATUSES, NO_SEAT, ONLY_BAD_TEXT, RATE_LIMITED, RULES_CODES, TOO_LARGE, UNSTORABLE, address_patterns, body, game_id, header, invalid, json_answer, name_patterns, ref, refused)
 
 
@@ -288,9 +289,10 @@ def _paths() -> dict[str, Any]:
                 "200": json_answer(ref("Rematch"), "The rematch had started already."),
                 "201": json_answer(ref("Rematch"), "The rematch is started; the others are invited."),
                 "400": BAD_QUERY, "401": NO_SEAT,
-                "409": refused("Not now: the game is not over, the computer plays this seat, or a player of "
-                                "the game cannot be mailed (asked never to be, or their mail bounces).",
-                                "not-finished", "computer-seat", "suppressed", "unreachable"),
+                "409": refused("Not now: the game is not over, the computer plays this seat, a player of "
+                                "the game cannot be mailed (asked never to be, or their mail bounces), or some of "
+                                "its players blocked one another (`blocked`: never seated together again).",
+                                "not-finished", "computer-seat", "suppressed", "unreachable", "blocked"),
                 "422": ONLY_BAD_TEXT,
                 "429": RATE_LIMITED,
             }}},
@@ -326,7 +328,7 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby)
+AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby, openapi_people)
 
 
 def _document() -> dict[str, Any]:

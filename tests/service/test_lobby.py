@@ -167,8 +167,8 @@ def test_reliability_counts_finished_games(ctx: Any) -> None:
     play_to_end(ctx, seat_tokens(ctx, game_id))
     with session_scope(ctx.engine) as session:
         found = reliability_of(session, ["Bea@example.org", "ann@example.org", "nobody@example.org"])
-    assert found["bea@example.org"].games == 1 and found["bea@example.org"].in_time == 1.0
-    assert found["bea@example.org"].median_hours is not None and found["bea@example.org"].left == 0
+    assert found["bea@example.org"].games == 1 and found["bea@example.org"].in_time_share == 1.0
+    assert found["bea@example.org"].median_hours is not None and found["bea@example.org"].left_to_computer == 0
     assert found["nobody@example.org"].games == 0
     strict = open_table(ctx, players=2, requirements={"min_in_time": 0.9})
     games.lobby.join(ctx, strict, Joiner("Bea", "bea@example.org"))  # now she has a record

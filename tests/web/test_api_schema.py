@@ -39,6 +39,8 @@ from schemathesis.specs.openapi.checks import (
 from pbem.core import errors
 from tests.support.config import app_config
 from tests.support.games import new_game, play, seat_tokens
+from tests.support.games import new_game, play
+from pbem.table import talk
 from pbem import games
 
 # Valid and invalid data for each operation, bounded so that the file runs in seconds.
@@ -105,6 +107,16 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 [[operations]]
 include-name = "POST /lobby/{{id}}/join"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# Blocking: a seat the document allows may not be in this game (422
+# invalid-seat) or be the caller's own (409 own-seat).
+[[operations]]
+include-name = "POST /seat/block"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+[[operations]]
+include-name = "DELETE /seat/block/{{seat}}"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
 # What the seat token provider answers before the test database exists (the
@@ -120,6 +132,7 @@ class World:
     started: list[str]  # ... of a dealt game, some moves in
     game_ids: list[str]  # games that exist: one invited, one started, a lobby table
     handed: list[str]  # ... of a dealt four-player game whose seats go to the computer
+    messages: list[int]  # table messages of the started game, written by another seat than the caller's
 
     def to_move(self) -> tuple[str, dict[str, Any]]:
         """The token and view of the seat to move in the started game (any seat
@@ -183,7 +196,11 @@ def world(sqlite_url: str) -> Iterator[World]:
     started_id, started = new_game(ctx)
     play(ctx, started, 3)
     _, handed = new_game(ctx, 4)
-    SeatToken.world = World(app, ctx, invited, started, [invited_id, started_id, table_id], handed)
+    # Messages to report and block by, written by the seat that does not call the API.
+    for text in ("well played", "good luck"):
+        talk.talk(ctx, started[0], text)
+    messages = [m["id"] for m in talk.table(ctx, started[0]).messages]
+    SeatToken.world = World(app, ctx, invited, started, [invited_id, started_id, table_id], handed, messages)
     yield SeatToken.world
     SeatToken.world = None
     ctx.engine.dispose()
@@ -204,6 +221,10 @@ def _prepare(case: Any, world: World, *, game_ids: bool = True) -> None:
     if "id" in (case.path_parameters or {}):
         if game_ids:
             case.path_parameters["id"] = world.game_ids[turn % len(world.game_ids)]
+    elif "message_id" in (case.path_parameters or {}):
+        case.path_parameters["message_id"] = world.messages[turn % len(world.messages)]
+    elif case.operation.path == "/seat/block" and isinstance(case.body, dict) and "message" in case.body:
+        case.body = {"message": world.messages[turn % len(world.messages)]}
     elif case.operation.path == "/seat/moves" and isinstance(case.body, dict):
         _, view = world.to_move()
         if view["legal_moves"]:
@@ -334,6 +355,7 @@ _VALID_BODIES = {
     "/seat/webhooks": {"kind": "json", "url": "https://hooks.example.org/clans"},
     "/seat/discord": {"discord_id": None},
     "/seat/computer": {"bot": "easy"},
+    "/seat/block": {"seat": 0},
 }
 
 

@@ -72,8 +72,9 @@ def test_messages_are_escaped_and_only_addresses_become_links(client, ctx):
     assert "<script>alert" not in section and "<img" not in section
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in section
     assert "&lt;img src=x onerror=alert(2)&gt;" in section and "&#34;quoted&#34; &amp;" in section
-    (link,) = re.findall(r"<a [^>]*>", talk_section(page_of(client, toks[1])).split('class="talk-list"')[1]
-                         .split("</ol>")[0])
+    # In the message (beside it: the author's profile, and the block and report controls).
+    (link,) = re.findall(r"<a [^>]*>", talk_section(page_of(client, toks[1])).split('class="talk-text"')[1]
+                         .split("</p>")[0])
     assert link == '<a href="https://example.org/rules?a=1&amp;b=2" rel="noopener noreferrer">'
     assert "javascript:alert(3)" in section and 'href="javascript' not in section
 
