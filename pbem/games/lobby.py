@@ -28,6 +28,7 @@ from ..core.events import Event, key
 from ..core.lobby_tables import LobbySeat, LobbyTable
 from ..core.models import Game, GameStatus, MailChoice, Seat, Suppression
 from ..core.outbox import OutboxKind, enqueue
+from ..people import blocks, profiles
 from ..people.players import BadAddress, BadName, clean_address, clean_name, mailbox, suppression_hashes
 from ..people.reliability import ReliabilityView, rating_of, reliability_of
 from ..rules.tables import MAX_PLAYERS, MIN_PLAYERS
@@ -255,6 +256,14 @@ def join(ctx: Context, public_id: object, joiner: Joiner) -> str:
             raise errors.Invalid(N_("someone at this table is called %(name)s already: choose another name"),
                                  name=joiner.name, code="invalid-name", field="name")
         _refuse_suppressed(session, joiner.email)
+        # Blocked people are never seated together, either way; the refusal names nobody.
+        if blocks.any_blocked(session, joiner.email, [s.email for s in seats if s.email]):
+            raise errors.Conflict(N_("you cannot join this table"), code="blocked")
+        if found.min_in_time is not None or found.min_rating is not None or found.max_rating is not None:
+            # A table's requirements are met by a record others may see.
+            if profiles.hidden(session, joiner.email):
+                raise errors.Conflict(N_("this table asks for a record: show your profile (My games) to join it"),
+                                      code="profile-hidden")
         _check_requirements(session, found, joiner.email)
         holding = session.exec(
             select(func.count()).select_from(LobbySeat).join(Seat, col(Seat.id) == col(LobbySeat.seat_id))

@@ -117,9 +117,11 @@ def paths() -> dict[str, Any]:
                 "409": refused("Not this table: it has started or every open seat is taken (`full`), someone "
                                "joined first and holds the seats left (`seat-taken`), you have a seat there "
                                "(`already-seated`), you do not meet its requirements (`in-time-required`, "
-                               "`rating-out-of-range`), or your address holds three joins not yet accepted "
-                               "(`too-many-joins`).", "full", "seat-taken", "already-seated", "in-time-required",
-                               "rating-out-of-range", "too-many-joins"),
+                               "`rating-out-of-range`; a hidden profile meets none: `profile-hidden`), you and "
+                               "someone seated there blocked one another (`blocked`), or your address holds three "
+                               "joins not yet accepted (`too-many-joins`).", "full", "seat-taken", "already-seated",
+                               "in-time-required", "rating-out-of-range", "profile-hidden", "blocked",
+                               "too-many-joins"),
                 "422": invalid("The name or the address is not acceptable, as at the start form; someone at the "
                                "table has this name (`invalid-name`); or the address cannot be invited "
                                "(`cannot-invite`, not saying why).", "invalid-name", "invalid-email",

@@ -172,3 +172,36 @@ def test_reliability_counts_finished_games(ctx: Any) -> None:
     assert found["nobody@example.org"].games == 0
     strict = open_table(ctx, players=2, requirements={"min_in_time": 0.9})
     games.lobby.join(ctx, strict, Joiner("Bea", "bea@example.org"))  # now she has a record
+
+
+def test_blocked_people_are_never_seated_together(ctx: Any) -> None:
+    """Either way round: the joiner blocked someone seated, or was blocked by them;
+    the refusal names nobody, and nothing changes."""
+    from pbem.people import blocks
+
+    for blocker, blocked in (("bea@example.org", "ann@example.org"), ("ann@example.org", "bea@example.org")):
+        game_id = open_table(ctx)
+        with session_scope(ctx.engine) as session:
+            blocks.block(session, blocker, blocked, "someone", ctx.now())
+        before = snapshot(ctx)
+        with pytest.raises(errors.Conflict) as refused:
+            games.lobby.join(ctx, game_id, Joiner("Bea", "Bea@Example.org"))
+        assert refused.value.code == "blocked" and "Ann" not in refused.value.message
+        assert snapshot(ctx) == before
+        with session_scope(ctx.engine) as session:
+            blocks.unblock(session, blocker, blocked)
+        games.lobby.join(ctx, game_id, Joiner("Bea", "bea@example.org"))  # unblocked: she may
+
+
+def test_a_hidden_profile_joins_only_tables_without_requirements(ctx: Any) -> None:
+    from pbem.people import profiles
+
+    profiles.set_profile(ctx, "bea@example.org", hidden=True, show_rating=False)
+    strict = open_table(ctx, requirements={"min_rating": -50})
+    before = snapshot(ctx)
+    with pytest.raises(errors.Conflict) as refused:
+        games.lobby.join(ctx, strict, Joiner("Bea", "bea@example.org"))
+    assert refused.value.code == "profile-hidden" and snapshot(ctx) == before
+    games.lobby.join(ctx, open_table(ctx), Joiner("Bea", "bea@example.org"))
+    profiles.set_profile(ctx, "bea@example.org", hidden=False, show_rating=False)
+    games.lobby.join(ctx, strict, Joiner("Bea", "bea@example.org"))
