@@ -47,7 +47,9 @@ DEFAULTS: dict[str, Any] = {
     "MAILBOX": False,
     "TURN_HOURS": 72,
     "REMINDER_HOURS": 24,
-    "VACATION_DAYS": 7,
+    # Vacation days a person accrues in a year (pauses spend them, and so does a
+    # deadline about to lapse, a day at a time); a bank never holds more than this.
+    "VACATION_DAYS": 14,
     "DIGEST_HOUR": 7,  # UTC hour after which the daily digest goes out
     "LOGIN_MINUTES": 30,
     # How long a signed-in browser stays signed in (sign-out ends it at once).
@@ -123,6 +125,8 @@ MAX_BOT_SECONDS = 30.0
 #: A delivery's hard time limit (the ``pbem.deliver`` task's): a public service's
 #: lease must outlast it, so that a lease runs out only when its worker is gone.
 DELIVERY_TIME_LIMIT = 90.0
+#: The most vacation days a year PBEM_VACATION_DAYS may give.
+MAX_VACATION_DAYS = 366
 #: The values of PBEM_LOG_FORMAT (pbem.core.logs).
 LOG_FORMATS = ("text", "json")
 
@@ -233,6 +237,10 @@ def check_safe(config: Mapping[str, Any]) -> None:
     if not isinstance(presence, (int, float)) or not 10 <= presence <= 3600:
         raise UnsafeConfig(f"PBEM_PRESENCE_SECONDS={presence!r}: a player counts as present for 10 to 3600 "
                            "seconds after their page last said so")
+    vacation = config.get("VACATION_DAYS", 14)
+    if isinstance(vacation, bool) or not isinstance(vacation, int) or not 0 <= vacation <= MAX_VACATION_DAYS:
+        raise UnsafeConfig(f"PBEM_VACATION_DAYS={vacation!r}: a person accrues 0 to {MAX_VACATION_DAYS} vacation "
+                           "days a year (a whole number)")
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")

@@ -19,7 +19,7 @@ from ..people import ratings
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
-from .announcing import computer_turn, deadline_for, hand_on, turn_mail
+from .announcing import charge_clock, computer_turn, deadline_for, hand_on, turn_mail, turn_start
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
 from .views import game_view
 
@@ -113,9 +113,11 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
     """Write the position after ``move`` if nobody stored a move first."""
     old_ply = game.ply
     over = position.is_over()
+    charge_clock(game, seat, now)
     values: dict[str, Any] = dict(
         ply=position.ply, state=json.dumps(position.to_json()), turn_seat=position.turn,
         deadline=deadline_for(ctx, game, seats, position, now),
+        turn_started_at=None if position.turn is None else turn_start(seats[position.turn], now),
         reminded_for=None, status=GameStatus.FINISHED if over else game.status,
         finished_at=now if over else game.finished_at,
     )

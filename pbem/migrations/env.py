@@ -4,6 +4,7 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 import pbem.core.models
+import pbem.core.vacation_tables
 from sqlmodel import SQLModel
 
 config = context.config

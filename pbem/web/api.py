@@ -58,7 +58,8 @@ def create_game() -> Any:
     limits().per_ip("LIMIT_NEW_GAMES")
     body = _json_body()
     players = games.parse_players(body.get("players"))
-    game_id = games.start_game(context(), players, body.get("turn_hours"))
+    options = games.parse_time_options(body.get("clock"), body.get("weekends_off"), body.get("vacation"))
+    game_id = games.start_game(context(), players, body.get("turn_hours"), options=options)
     view: NewGameView = {"id": game_id, **games.public_game(context(), game_id)}
     return jsonify(view), 201, {"Location": f"/api/v1/games/{game_id}"}
 
