@@ -11,6 +11,7 @@ more than two months would leave a table waiting for a season."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from ..core import errors
@@ -23,9 +24,14 @@ MAX_DAYS = 30
 MAX_INCREMENT_HOURS = 240
 #: The most days a bank may ever hold.
 MAX_BANK_DAYS = 60
-#: ``"vacation"``'s one value: no vacation is spent in this game (tournament-style).
-VACATION_OFF = "off"
-VACATION_ON = "on"
+class Vacation(StrEnum):
+    """A game's ``"vacation"``: ``off``, no vacation is spent in it (tournament-style)."""
+
+    ON = "on"
+    OFF = "off"
+
+
+VACATION_ON, VACATION_OFF = Vacation.ON, Vacation.OFF
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from ..rules.record import export_record
 from ..rules.views import GamePart, PlayerView, PublicView, SeatView, View, ViewPlayer, player_view, public_view
 from ..words import N_
 from .announcing import bank_left, game_clock
+from .clock_options import Vacation
 from .lookup import game_and_seats, game_by_public_id, rules_game, seat_and_game
 
 
@@ -107,7 +108,7 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
         "clock": None if clock is None else {"days": clock.days, "increment_hours": clock.increment_hours,
                                              "max_days": clock.max_days},
         "weekends_off": game.weekends_off,
-        "vacation": "off" if game.vacation_off else "on",
+        "vacation": Vacation.OFF if game.vacation_off else Vacation.ON,
     }
     if viewer is None or own is None:
         return {**public, "players": players, **facts}
