@@ -12,7 +12,7 @@ from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET
 from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .mine import GAMES_PER_PAGE, games_of
 from .moves import read_move, submit_move
-from .announcing import COMPUTER_GRACE
+from .announcing import COMPUTER_GRACE, game_clock
 from .clock_options import MAX_BANK_DAYS, MAX_DAYS as MAX_CLOCK_DAYS, MAX_INCREMENT_HOURS, TimeOptions, parse_time_options
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
@@ -22,7 +22,7 @@ from .views import SeatStatus, export_game, game_view, public_game, seat_view, s
 __all__ = [
     "CLOCK_BOT_SECONDS", "MAX_BANK_DAYS", "MAX_CLOCK_DAYS", "MAX_INCREMENT_HOURS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "SeatStatus", "TimeOptions", "accept",
-    "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
+    "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_clock", "game_by_public_id",
     "game_view", "games_of",
     "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "parse_time_options", "pause_clock", "public_game",
     "read_move", "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view",

@@ -44,8 +44,10 @@ def accrued(days: float, since: datetime, now: datetime, per_year: int) -> float
 
 
 def _row(session: Session, email: str, now: datetime, per_year: int) -> VacationBank:
+    """The person's row as the database holds it now (made, full, if they have none)."""
     key = mailbox_hash(email)
-    row = session.exec(select(VacationBank).where(VacationBank.address_hash == key)).first()
+    fresh = select(VacationBank).where(VacationBank.address_hash == key).execution_options(populate_existing=True)
+    row = session.exec(fresh).first()
     if row is not None:
         return row
     try:
@@ -53,7 +55,7 @@ def _row(session: Session, email: str, now: datetime, per_year: int) -> Vacation
             session.add(VacationBank(address_hash=key, days=float(per_year), updated_at=now))
     except IntegrityError:
         pass
-    row = session.exec(select(VacationBank).where(VacationBank.address_hash == key)).first()
+    row = session.exec(fresh).first()
     assert row is not None
     return row
 
@@ -77,7 +79,6 @@ def spend(session: Session, email: str, days: int, now: datetime, config: Mappin
         return False
     for _ in range(TRIES):
         row = _row(session, email, now, per_year)
-        session.refresh(row)
         seen_days, seen_at = row.days, row.updated_at
         have = accrued(seen_days, as_utc(seen_at) or now, now, per_year)
         if have < days:

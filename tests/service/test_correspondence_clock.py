@@ -191,3 +191,16 @@ def test_a_malformed_vacation_setting_is_refused_at_start_up() -> None:
             check_safe({**load_config(environ={}), "VACATION_DAYS": bad, "DEMO": True})
     assert load_config(environ={})["VACATION_DAYS"] == 14
     assert Clock(days=1, increment_hours=0, max_days=1).cap == timedelta(days=1)
+
+
+def test_a_rematch_keeps_the_clock_weekends_and_vacation(ctx: Any) -> None:
+    from pbem.table import rematch
+    from tests.support.games import finish
+
+    game_id, toks = start(ctx, at=datetime(2026, 12, 1, 9, 0, tzinfo=UTC),
+                          clock={"days": 2, "increment_hours": 3, "max_days": 4}, weekends_off=True, vacation="off")
+    finish(ctx, game_id, toks)
+    again = rematch.play_again(ctx, toks[0])
+    view = games.public_game(ctx, again.game)
+    assert view["clock"] == {"days": 2, "increment_hours": 3, "max_days": 4}
+    assert view["weekends_off"] is True and view["vacation"] == "off"
