@@ -150,8 +150,7 @@ def world(sqlite_url: str) -> Iterator[World]:
 
     # Limits high enough that valid data is never refused for its number; the
     # document still says what a client that floods gets (429, Retry-After).
-    app = create_app(app_config(sqlite_url, LIMIT_NEW_GAMES="10000 per minute", LIMIT_INVITES="10000 per day",
-                                LIMIT_CONFIRMATIONS="10000 per day"))
+    app = create_app(app_config(sqlite_url, LIMIT_NEW_GAMES="10000 per minute", LIMIT_INVITES="10000 per day"))
     ctx = app.extensions["pbem"]
     invited_id, invited = new_game(ctx, start=False)
     started_id, started = new_game(ctx)
