@@ -36,8 +36,9 @@ def test_a_seat_page_looks_its_seat_up_once(client: Any, ctx: Any, statements: l
     if over:
         assert f"/games/{made.game}" in page or "data-rematch-seat" in page
     assert len(_look_ups(statements)) == 1, statements
-    # The seat with its game, its bounces, the talk, the webhooks; a finished game's rematch and the seat in it.
-    assert len(statements) <= (6 if over else 4), statements
+    # The seat with its game, its bounces, its person's vacation bank (one row by a unique hash), the talk,
+    # the webhooks; a finished game's rematch and the seat in it.
+    assert len(statements) <= (7 if over else 5), statements
 
 
 def test_a_refused_form_reads_the_page_once_more(client: Any, ctx: Any, statements: list[str]) -> None:
