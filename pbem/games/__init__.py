@@ -13,18 +13,21 @@ from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rul
 from .mine import GAMES_PER_PAGE, games_of
 from .moves import read_move, submit_move
 from .announcing import COMPUTER_GRACE, game_clock
-from .clock_options import MAX_BANK_DAYS, MAX_DAYS as MAX_CLOCK_DAYS, MAX_INCREMENT_HOURS, TimeOptions, parse_time_options
+from .clock_options import (MAX_BANK_DAYS, MAX_DAYS as MAX_CLOCK_DAYS, MAX_INCREMENT_HOURS, TimeOptions,
+                            parse_time_options)
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
 from .starting import COMPUTER_NAMES, LEVELS, MAX_TURN_HOURS, NewPlayer, accept, parse_players, start_game
 from .views import SeatStatus, export_game, game_view, public_game, seat_view, status_for
 
 __all__ = [
-    "CLOCK_BOT_SECONDS", "MAX_BANK_DAYS", "MAX_CLOCK_DAYS", "MAX_INCREMENT_HOURS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
-    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "SeatStatus", "TimeOptions", "accept",
-    "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_clock", "game_by_public_id",
-    "game_view", "games_of",
-    "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "parse_time_options", "pause_clock", "public_game",
+    "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
+    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_BANK_DAYS", "MAX_CLOCK_DAYS", "MAX_INCREMENT_HOURS",
+    "MAX_TURN_HOURS", "NewPlayer", "SeatStatus", "TimeOptions", "accept",
+    "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
+    "game_clock", "game_view", "games_of",
+    "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "parse_time_options", "pause_clock",
+    "public_game",
     "read_move", "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view",
     "set_board_style", "set_language", "set_mail", "start_game", "status_for", "submit_move",
 ]

@@ -61,8 +61,8 @@ def parse_clock(raw: object) -> Clock | None:
                              name="clock", field="clock", code="invalid-clock")
     unknown = sorted(set(raw) - {"days", "increment_hours", "max_days"})
     if unknown:
-        raise errors.Invalid(N_("%(name)s is not a setting of the clock"), name=f"clock.{unknown[0]}", field=f"clock.{unknown[0]}",
-                             code="invalid-clock")
+        raise errors.Invalid(N_("%(name)s is not a setting of the clock"), name=f"clock.{unknown[0]}",
+                             field=f"clock.{unknown[0]}", code="invalid-clock")
     days = _whole(raw, "days", 1, MAX_DAYS)
     increment = _whole(raw, "increment_hours", 0, MAX_INCREMENT_HOURS, 0)
     most = _whole(raw, "max_days", 1, MAX_BANK_DAYS, days)
@@ -79,5 +79,6 @@ def parse_time_options(clock: object = None, weekends_off: object = None, vacati
         raise errors.Invalid(N_("%(name)s must be true or false"), name="weekends_off", field="weekends_off",
                              code="invalid-weekends-off")
     if vacation is not None and vacation not in (VACATION_OFF, VACATION_ON):
-        raise errors.Invalid(N_("%(name)s must be \"on\" or \"off\""), name="vacation", field="vacation", code="invalid-vacation")
+        raise errors.Invalid(N_("%(name)s must be \"on\" or \"off\""), name="vacation", field="vacation",
+                             code="invalid-vacation")
     return TimeOptions(parsed, bool(weekends_off), vacation == VACATION_OFF)
