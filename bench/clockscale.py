@@ -12,7 +12,15 @@ was reminded already (the clock runs every minute).
 few deadlines passed, a few dozen reminders due (re-armed before each run, on other
 games each time, so every run does real autopilot moves and reminders).  Beside it, as
 information: the same call with none armed (the bare scan) and once with a backlog
-(0.1 % past their deadline, 0.5 % to remind: the clock was down for a while)."""
+(0.1 % past their deadline, 0.5 % to remind: the clock was down for a while).
+
+Clocks, weekends and vacation are in play (issue 32): half the games have a
+correspondence clock (banks per seat), a third have weekends off, a sixth have
+vacation off; the players live in four time zones; a third of the people have a
+vacation bank row (half of them nearly empty), the rest a full year's.  So a
+lapsed deadline either spends a vacation day (the deadline moves on, a bank row
+is written) or lets the autopilot move, and the scan's plans include the bank's
+look-ups."""
 
 from __future__ import annotations
 
@@ -32,7 +40,9 @@ TURN_HOURS = (24, 48, 72, 168)
 #: Mail waiting in the outbox: retries due now, and retries backing off.
 PENDING = (20, 30)
 #: Tables whose sequential scan grows with the number of games.
-WATCHED = ("game", "seat", "outbox", "move")
+WATCHED = ("game", "seat", "outbox", "move", "vacation_bank")
+#: The players' time zones (a seat's, by position; None: UTC).
+ZONES = ("Europe/Budapest", "America/New_York", "Asia/Tokyo", None)
 
 
 def _templates(ctx: Any, url: str) -> list[int]:
@@ -44,9 +54,42 @@ def _templates(ctx: Any, url: str) -> list[int]:
     for players, plies, hours in ((2, 1, 24), (3, 6, 72), (4, 12, 48), (2, 25, 72), (3, 40, 168), (2, 8, 72)):
         out.append((gamedata.game_at(ctx, players, plies, rng)[0], hours))
     with psycopg.connect(url) as conn:
-        for game_id, hours in out:  # start_game's own argument; new_game takes the default
+        for k, (game_id, hours) in enumerate(out):  # start_game's own argument; new_game takes the default
             conn.execute("UPDATE game SET turn_hours = %s WHERE id = %s", [hours, game_id])
+            # Clocks, weekends and vacation as start_game would write them (issue 32).
+            conn.execute("UPDATE game SET weekends_off = %s, vacation_off = %s, turn_started_at = now() "
+                         "WHERE id = %s", [k % 3 == 0, k % 6 == 5, game_id])
+            if k % 2 == 0:
+                conn.execute("UPDATE game SET clock_days = %s, clock_increment_hours = 12, clock_max_days = %s "
+                             "WHERE id = %s", [hours // 24, hours // 24 + 2, game_id])
+                conn.execute("UPDATE seat SET bank_seconds = %s * 3600 - position * 5400 WHERE game_id = %s",
+                             [hours, game_id])
+            for position, zone in enumerate(ZONES):
+                conn.execute("UPDATE seat SET time_zone = %s WHERE game_id = %s AND position = %s",
+                             [zone, game_id, position])
     return [g for g, _ in out]
+
+
+def _vacation(url: str) -> dict[str, int]:
+    """A vacation bank row for a third of the people (half of them with less than a day
+    left); the others have none yet (a full year's)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        # The key is the mailbox's SHA-256 (pbem.people.players.mailbox_hash: lower case, no
+        # +tag; the bench's addresses have none).
+        conn.execute("INSERT INTO vacation_bank (address_hash, days, updated_at) "
+                     "SELECT encode(sha256(convert_to(lower(s.email), 'UTF8')), 'hex'), "
+                     "       CASE WHEN s.id % 6 = 0 THEN 0.4 ELSE 6 END, now() "
+                     "FROM seat s WHERE s.id % 3 = 0 AND s.bot IS NULL ON CONFLICT DO NOTHING")
+        conn.execute("VACUUM ANALYZE vacation_bank")
+        row = conn.execute("SELECT count(*), count(*) FILTER (WHERE days < 1) FROM vacation_bank").fetchone()
+        games = conn.execute("SELECT count(*) FILTER (WHERE clock_days IS NOT NULL), "
+                             "count(*) FILTER (WHERE weekends_off), count(*) FILTER (WHERE vacation_off) "
+                             "FROM game WHERE status = 'active'").fetchone()
+    assert row is not None and games is not None
+    return {"banks": row[0], "banks_under_a_day": row[1], "clocked": games[0], "weekends_off": games[1],
+            "vacation_off": games[2]}
 
 
 def _spread(url: str, reminder_hours: float, backlog: bool) -> dict[str, int]:
@@ -206,7 +249,8 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     gamedata.analyze(url)
     backlog = _spread(raw, reminder_hours, backlog=True)
     _pending_mail(raw, *PENDING)
-    say(f"clock: {gamedata.count_games(url)} games written in {time.perf_counter() - start:.1f} s; {backlog}")
+    mix = _vacation(raw)
+    say(f"clock: {gamedata.count_games(url)} games written in {time.perf_counter() - start:.1f} s; {backlog}; {mix}")
 
     sweep = lambda: clock.sweep_outbox(ctx, handoff=lambda ids: None)  # noqa: E731 - the call measured
     sweep()  # warm the pool and the caches
@@ -219,7 +263,8 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     t0 = time.perf_counter()
     moved, reminded = scan()
     backlog_ms = (time.perf_counter() - t0) * 1000
-    say(f"  backlog: {len(moved)} autopilot moves, {len(reminded)} reminders in {backlog_ms:.0f} ms")
+    say(f"  backlog: {len(moved)} autopilot moves (the other {backlog['past_deadline'] - len(moved)} lapsed "
+        f"deadlines spent a vacation day), {len(reminded)} reminders in {backlog_ms:.0f} ms")
     # Not quite nothing: deadlines and reminder leads keep arriving while it runs (no
     # player moves here), a few a minute.
     idle_ms, idle = _timed(scan, RUNS)
@@ -262,7 +307,7 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
         Figure(f"clock: backlog of {len(moved)} deadlines and {len(reminded)} reminders", backlog_ms, "ms", 0,
                "info", note="one call after the clock was down (0.1 % past deadline, 0.5 % to remind)"),
     ]
-    details = {"clock": {"games": count, "state": backlog, "handful": {"expire": expire, "remind": remind},
+    details = {"clock": {"games": count, "state": backlog, "mix": mix, "handful": {"expire": expire, "remind": remind},
                          "runs_ms": {"scan": handful_ms, "idle": idle_ms, "sweep": sweep_ms},
                          "backlog_ms": backlog_ms, "plans": plans}}
     return figures, details

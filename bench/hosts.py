@@ -146,6 +146,8 @@ def play(infra: Infra, settings: Settings, say: Callable[[str], None] = print) -
 
     stack = Stack(infra, url, {
         "PBEM_CLOCK_SECONDS": str(settings.clock_seconds),
+        # The turns left to the clock are the autopilot's at once, not a vacation day's.
+        "PBEM_VACATION_DAYS": "0",
         "PBEM_MAIL_LEASE_SECONDS": str(settings.lease_seconds),
         # Links point at no one here; a loopback base URL allows the short lease (a public
         # one refuses a lease shorter than a delivery may take).

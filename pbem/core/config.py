@@ -47,7 +47,9 @@ DEFAULTS: dict[str, Any] = {
     "MAILBOX": False,
     "TURN_HOURS": 72,
     "REMINDER_HOURS": 24,
-    "VACATION_DAYS": 7,
+    # Vacation days a person accrues in a year (pauses spend them, and so does a
+    # deadline about to lapse, a day at a time); a bank never holds more than this.
+    "VACATION_DAYS": 14,
     "DIGEST_HOUR": 7,  # UTC hour after which the daily digest goes out
     "LOGIN_MINUTES": 30,
     # How long a signed-in browser stays signed in (sign-out ends it at once).
@@ -136,6 +138,8 @@ MAX_BOT_SECONDS = 30.0
 DELIVERY_TIME_LIMIT = 90.0
 #: The longest wait before a nudge (a month): beyond it nobody could ever nudge.
 MAX_NUDGE_AFTER_HOURS = 720
+#: The most vacation days a year PBEM_VACATION_DAYS may give.
+MAX_VACATION_DAYS = 366
 #: The values of PBEM_LOG_FORMAT (pbem.core.logs).
 LOG_FORMATS = ("text", "json")
 
@@ -253,6 +257,10 @@ def check_safe(config: Mapping[str, Any]) -> None:
     hold = config.get("LOBBY_HOLD_HOURS", 48)
     if isinstance(hold, bool) or not isinstance(hold, int) or not 1 <= hold <= 24 * 30:
         raise UnsafeConfig(f"PBEM_LOBBY_HOLD_HOURS={hold!r}: a join holds a lobby seat for 1 to 720 hours")
+    vacation = config.get("VACATION_DAYS", 14)
+    if isinstance(vacation, bool) or not isinstance(vacation, int) or not 0 <= vacation <= MAX_VACATION_DAYS:
+        raise UnsafeConfig(f"PBEM_VACATION_DAYS={vacation!r}: a person accrues 0 to {MAX_VACATION_DAYS} vacation "
+                           "days a year (a whole number)")
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")

@@ -161,6 +161,19 @@ class Game(SQLModel, table=True):
     #: When the players' ratings took this game's result (``pbem.people.ratings``):
     #: set once, guarded like a move, so a result is never counted twice.
     rated_at: datetime | None = Field(default=None, sa_column=_when())
+    #: A correspondence clock (``pbem.games.clocks``): days each player starts
+    #: with, hours added after each move, the most a bank holds; all ``None``
+    #: for a game of fixed ``turn_hours``.
+    clock_days: int | None = Field(default=None)
+    clock_increment_hours: int | None = Field(default=None)
+    clock_max_days: int | None = Field(default=None)
+    #: Players' clocks stop from Saturday to Monday in their own time zones.
+    weekends_off: bool = Field(default=False)
+    #: Started with ``"vacation": "off"``: no vacation is spent when a deadline lapses.
+    vacation_off: bool = Field(default=False)
+    #: When the clock of the turn now being played started to run (its bank is
+    #: spent from here; after a pause, from the pause's end).
+    turn_started_at: datetime | None = Field(default=None, sa_column=_when())
 
 
 class Seat(SQLModel, table=True):
@@ -180,7 +193,12 @@ class Seat(SQLModel, table=True):
     clan: str | None = Field(default=None, max_length=8)
     mail: MailChoice = Field(default=MailChoice.EVERY, sa_type=Named(MailChoice, 8))
     autopilot_streak: int = Field(default=0)
+    #: Unused since vacation is a person's (``pbem.core.vacation_tables``); kept
+    #: so that an older release still running during an upgrade finds it.
     vacation_days_left: int = Field(default=7)
+    #: A clocked game's bank of time for this seat, in seconds, as it stood when
+    #: their current or last turn began (``None`` without a clock).
+    bank_seconds: int | None = Field(default=None)
     paused_until: datetime | None = Field(default=None, sa_column=_when())
     #: The language of this player's mail and seat page (``pbem.words.language.LANGUAGES``).
     language: str = Field(default="en", max_length=8)

@@ -18,7 +18,9 @@ from .premoves import (MAX_PREMOVES, add_premove, clear_premoves, news_of as pre
 from .notes import MAX_NOTES, Notes, notes, read_notes, set_notes
 from .nudges import NudgeOffer, NudgeSent, nudge, nudge_of, nudge_offer, turn_started
 from .open_seats import Requirements, parse_requirements
-from .announcing import COMPUTER_GRACE
+from .announcing import COMPUTER_GRACE, game_clock
+from .clock_options import (MAX_BANK_DAYS, MAX_DAYS as MAX_CLOCK_DAYS, MAX_INCREMENT_HOURS, TimeOptions,
+                            parse_time_options)
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
 from .starting import COMPUTER_NAMES, LEVELS, MAX_TURN_HOURS, NewPlayer, accept, parse_players, start_game
@@ -31,9 +33,11 @@ __all__ = [
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_NOTES", "MAX_TURN_HOURS", "Notes", "NudgeOffer", "NudgeSent",
     "notes", "nudge", "nudge_of", "nudge_offer", "read_notes", "set_notes", "turn_started", "NewPlayer", "SeatStatus",
     "accept", "Requirements", "lobby", "parse_requirements",
+    "MAX_BANK_DAYS", "MAX_CLOCK_DAYS", "MAX_INCREMENT_HOURS", "TimeOptions",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
-    "game_view", "games_of",
-    "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",
+    "game_clock", "game_view", "games_of",
+    "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "parse_time_options", "pause_clock",
+    "public_game",
     "read_move", "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view",
     "set_board_style", "set_language", "set_mail", "start_game", "status_for", "submit_move",
 ]

@@ -15,7 +15,7 @@ from ..core import events
 from ..core.events import Event
 from ..core.models import Game, GameStatus, MailChoice, Seat
 from ..core.outbox import Outgoing, OutboxKind, insert_row, row_values
-from . import webhook_events
+from . import clocks, webhook_events
 
 
 #: If no worker has moved for the computer this long after its pause, the
@@ -23,19 +23,65 @@ from . import webhook_events
 COMPUTER_GRACE = timedelta(minutes=2)
 
 
+def game_clock(game: Game) -> clocks.Clock | None:
+    """The game's correspondence clock, or ``None`` for fixed ``turn_hours``."""
+    if game.clock_days is None:
+        return None
+    return clocks.Clock(days=game.clock_days, increment_hours=game.clock_increment_hours or 0,
+                        max_days=game.clock_max_days or game.clock_days)
+
+
+def turn_start(seat: Seat, now: datetime) -> datetime:
+    """When a turn reaching ``seat`` now starts its clock: now, or when their pause ends."""
+    paused = as_utc(seat.paused_until)
+    return paused if paused is not None and paused > now and seat.bot is None else now
+
+
 def deadline_for(ctx: Context, game: Game, seats: Sequence[Seat], position: rules.Game,
                  now: datetime) -> datetime | None:
-    """When the seat to move runs out of time: ``turn_hours`` from now, or from the
-    end of their pause if they are on vacation (``None`` once the game is over).
-    The computer's time is its pause and a short grace: if no worker moved for
-    it by then, the clock does."""
+    """When the seat to move runs out of time (``None`` once the game is over):
+    ``turn_hours``, or with a clock their bank, from now or from the end of
+    their pause if they are on vacation, their weekends left out if the game
+    has them off.  The computer's time is its pause and a short grace: if no
+    worker moved for it by then, the clock does."""
     if position.turn is None:
         return None
-    if seats[position.turn].bot is not None:
+    seat = seats[position.turn]
+    if seat.bot is not None:
         return now + timedelta(seconds=float(ctx.config["BOT_DELAY"])) + COMPUTER_GRACE
-    paused = as_utc(seats[position.turn].paused_until)
-    start = paused if paused is not None and paused > now else now
-    return start + timedelta(hours=game.turn_hours)
+    clock = game_clock(game)
+    start = turn_start(seat, now)
+    if clock is None:
+        return clocks.deadline_after(start, timedelta(hours=game.turn_hours), seat.time_zone,
+                                     weekends_off=game.weekends_off)
+    return clocks.turn_deadline(start, timedelta(seconds=seat.bank_seconds or 0), seat.time_zone,
+                                weekends_off=game.weekends_off)
+
+
+def charge_clock(game: Game, seat: Seat, now: datetime) -> None:
+    """After ``seat``'s move (theirs or the autopilot's): the time their clock
+    ran this turn taken from their bank, the increment added, at most the cap."""
+    clock = game_clock(game)
+    if clock is None or seat.bot is not None:
+        return
+    bank = timedelta(seconds=seat.bank_seconds if seat.bank_seconds is not None else clock.start.total_seconds())
+    started = as_utc(game.turn_started_at) or now
+    used = clocks.running_between(started, now, seat.time_zone, weekends_off=game.weekends_off)
+    seat.bank_seconds = int(clocks.after_move(bank, used, clock).total_seconds())
+
+
+def bank_left(game: Game, seat: Seat, now: datetime) -> timedelta | None:
+    """What is in ``seat``'s bank now: for the player to move, less what this
+    turn has used so far (``None`` without a clock)."""
+    clock = game_clock(game)
+    if clock is None:
+        return None
+    bank = timedelta(seconds=seat.bank_seconds if seat.bank_seconds is not None else clock.start.total_seconds())
+    if game.status != GameStatus.ACTIVE or game.turn_seat != seat.position or seat.bot is not None:
+        return bank
+    started = as_utc(game.turn_started_at) or now
+    return max(timedelta(0), bank - clocks.running_between(started, now, seat.time_zone,
+                                                           weekends_off=game.weekends_off))
 
 
 def turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], position: rules.Game,

@@ -16,6 +16,7 @@ from .announcing import computer_turn, hand_on
 from .computer import CLOCK_BOT_SECONDS, autopilot_seed, computer_move
 from .lookup import game_and_seats, rules_game
 from .moves import store_move
+from .vacation_days import spend_day
 
 
 def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
@@ -39,6 +40,8 @@ def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
             return None
         seat = seats[position.turn]
         computer = seat.bot is not None
+        if spend_day(ctx, session, game, seat, deadline, now):
+            return None  # a day of their vacation went on it instead (or another clock's did)
         if not computer:
             move, order = choose_move(position, random.Random(autopilot_seed(ctx.secret_key, game.seed, ply)))
             position.push(move, order)

@@ -22,7 +22,8 @@ from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
 from . import premoves
-from .announcing import computer_turn, deadline_for, hand_on, outgoing, planned_mail, turn_mail
+from .announcing import (charge_clock, computer_turn, deadline_for, hand_on, outgoing, planned_mail, turn_mail,
+                         turn_start)
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
 from .views import game_view
 
@@ -110,7 +111,7 @@ _MOVE = table_of(MoveRecord)
 _OUTBOX = table_of(Outbox)
 _ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"))
 _RECORD_MOVE = insert(_MOVE)
-_GAME_FIELDS = ("ply", "state", "turn_seat", "deadline", "reminded_for", "status", "finished_at")
+_GAME_FIELDS = ("ply", "state", "turn_seat", "deadline", "turn_started_at", "reminded_for", "status", "finished_at")
 _MOVE_FIELDS = ("game_id", "ply", "position", "move", "order", "by_autopilot", "created_at")
 _OUTBOX_FIELDS = ("kind", "event", "recipient", "game_id", "seat_id", "login_id", "message_id", "created_at",
                   "next_attempt_at", "status", "attempts", "language")
@@ -165,9 +166,11 @@ def _writes(ctx: Context, game: Game, seats: list[Seat], seat: Seat, position: r
             order: object, now: datetime, autopilot: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     """The game's new values and the move's row."""
     over = position.is_over()
+    charge_clock(game, seat, now)
     values: dict[str, Any] = dict(
         ply=position.ply, state=json.dumps(position.to_json()), turn_seat=position.turn,
         deadline=deadline_for(ctx, game, seats, position, now),
+        turn_started_at=None if position.turn is None else turn_start(seats[position.turn], now),
         reminded_for=None, status=GameStatus.FINISHED if over else game.status,
         finished_at=now if over else game.finished_at,
     )

@@ -16,6 +16,7 @@ from ..core.events import Event
 from ..core.models import GameStatus, MailChoice, Suppression
 from ..core.outbox import OutboxKind, enqueue
 from ..drawing.style import BOARD_STYLES
+from ..people import vacation
 from ..people.players import mailbox_hash
 from ..people.reachability import is_suppressed
 from ..people.signin import end_sessions
@@ -120,7 +121,7 @@ def replace_seat_link(ctx: Context, token: object, *, keep_login: object = None)
 
 def pause_clock(ctx: Context, token: object, days: object) -> SeatView:
     """Pause this player's own clock for ``days`` days (from their vacation
-    allowance for the game).  If it is their turn the deadline moves back by the
+    bank, which is theirs across all their games: ``pbem.people.vacation``).  If it is their turn the deadline moves back by the
     pause; a turn that reaches them while paused starts its clock when the pause
     ends.  Everyone sees the pause (``paused_until`` in the view)."""
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
@@ -132,20 +133,24 @@ def pause_clock(ctx: Context, token: object, days: object) -> SeatView:
         if game.status != GameStatus.ACTIVE:
             raise errors.Conflict(N_("the clock runs only while the game is being played"),
                                   code="not-started" if game.status == GameStatus.INVITED else "game-over")
-        if days > seat.vacation_days_left:
-            raise errors.Invalid(n_("you have %(num)d vacation day left in this game",
-                                    "you have %(num)d vacation days left in this game"),
-                                 num=seat.vacation_days_left, code="invalid-days")
+        if not vacation.spend(session, seat.email, days, now, ctx.config):
+            left = int(vacation.days_left(session, seat.email, now, ctx.config))
+            raise errors.Invalid(n_("you have %(num)d vacation day left",
+                                    "you have %(num)d vacation days left"),
+                                 num=left, code="invalid-days")
         pause = timedelta(days=days)
         paused = as_utc(seat.paused_until)
         seat.paused_until = (paused if paused and paused > now else now) + pause
-        seat.vacation_days_left -= days
         session.add(seat)
         current = as_utc(game.deadline)
         if game.turn_seat == seat.position and current is not None:
-            # The deadline moves with the pause, and a new deadline deserves a new reminder.
+            # The deadline moves with the pause, and a new deadline deserves a new
+            # reminder; a clock's bank is not spent while paused.
             game.deadline = current + pause
             game.reminded_for = None
+            started = as_utc(game.turn_started_at)
+            if started is not None:
+                game.turn_started_at = started + pause
             session.add(game)
         session.flush()
         return game_view(ctx, game, seats, seat)

@@ -28,7 +28,8 @@ from ..rules.views import SeatView
 from ..words import N_
 from ..words.language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTimeZone, clean_language,
                               clean_time_zone)
-from .announcing import computer_turn, deadline_for, hand_on, turn_mail
+from .announcing import computer_turn, deadline_for, hand_on, turn_mail, turn_start
+from .clock_options import TimeOptions
 from .lookup import seat_and_game
 from .open_seats import Requirements, open_table
 from .views import game_view
@@ -146,7 +147,7 @@ def _name_computers(players: list[NewPlayer]) -> list[NewPlayer]:
 
 def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | None = None,
                *, confirmed: bool = False, rematch_of: int | None = None,
-               requirements: Requirements = Requirements()) -> str:
+               requirements: Requirements = Requirements(), options: TimeOptions = TimeOptions()) -> str:
     """Create a game and invite its players; it starts when all have accepted.
     Returns the game's public id.
 
@@ -156,7 +157,9 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
     request comes from the first player signed in, so every invitation goes now.
     ``rematch_of``: the finished game this one replays (:mod:`pbem.rematch`);
     a game has one rematch, so a second is refused (``rematch-exists``).
-    Open seats make it a lobby table (:mod:`.open_seats`), with ``requirements``."""
+    Open seats make it a lobby table (:mod:`.open_seats`), with ``requirements``.
+    ``options``: a correspondence clock (its first bank is then the game's
+    ``turn_hours``), weekends off, no vacation (:mod:`.clock_options`)."""
     hours = ctx.config["TURN_HOURS"] if turn_hours is None else turn_hours
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_TURN_HOURS:
         raise errors.Invalid(N_("turn time must be 1 to %(max)d hours"), max=MAX_TURN_HOURS, code="invalid-turn-hours",
@@ -169,8 +172,13 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
             ctx.limit("LIMIT_CONFIRMED_GAMES", [players[0].email])
         else:
             ctx.limit("LIMIT_CONFIRMATIONS", [players[0].email])
-        game = Game(public_id=tokens.public_id(), turn_hours=hours, created_at=now, seed=secrets.randbits(31),
-                    rematch_of=rematch_of)
+        clock = options.clock
+        game = Game(public_id=tokens.public_id(), turn_hours=hours if clock is None else clock.days * 24,
+                    created_at=now, seed=secrets.randbits(31), rematch_of=rematch_of,
+                    clock_days=None if clock is None else clock.days,
+                    clock_increment_hours=None if clock is None else clock.increment_hours,
+                    clock_max_days=None if clock is None else clock.max_days,
+                    weekends_off=options.weekends_off, vacation_off=options.vacation_off)
         session.add(game)
         try:
             session.flush()
@@ -186,7 +194,7 @@ def start_game(ctx: Context, players: Sequence[NewPlayer], turn_hours: int | Non
             seat = Seat(
                 game_id=game.id, position=position, name=p.name, email=p.email, token_salt=salt,
                 token_hash=tokens.digest(tokens.derive(ctx.secret_key, "seat", salt)),
-                vacation_days_left=ctx.config["VACATION_DAYS"],
+                bank_seconds=None if clock is None else int(clock.start.total_seconds()),
                 # The computer accepts at once.
                 accepted_at=now if is_bot or (confirmed and position == 0) else None,
                 language=p.language, time_zone=p.time_zone,
@@ -301,6 +309,7 @@ def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: d
     game.state = json.dumps(position.to_json())
     game.turn_seat = position.turn
     game.deadline = deadline_for(ctx, game, seats, position, now)
+    game.turn_started_at = None if position.turn is None else turn_start(seats[position.turn], now)
     game.reminded_for = None
     session.add(game)
     session.flush()

@@ -15,10 +15,13 @@ from ..core import errors
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..core.models import Bounce, Game, GameStatus, Seat
+from ..people import vacation
 from ..people.players import address_hash
 from ..rules.record import export_record
 from ..rules.views import GamePart, PlayerView, PublicView, SeatView, View, ViewPlayer, player_view, public_view
 from ..words import N_
+from .announcing import bank_left, game_clock
+from .clock_options import Vacation
 from .lookup import game_and_seats, game_by_public_id, rules_game, seat_and_game
 
 
@@ -90,22 +93,38 @@ def game_view(ctx: Context, game: Game, seats: Sequence[Seat], viewer: Seat | No
     players: list[ViewPlayer] = []
     for entry, seat in zip(public["players"], seats):
         paused = as_utc(seat.paused_until)
+        bank = bank_left(game, seat, now)
         players.append({**entry, "accepted": seat.accepted_at is not None, "absent": absent(seat),
                         "paused_until": paused.isoformat() if paused and paused > now else None,
-                        "unreachable": seat.id in unreachable, "bot": seat.bot, "bot_from": seat.bot_from})
+                        "unreachable": seat.id in unreachable, "bot": seat.bot, "bot_from": seat.bot_from,
+                        "bank_hours": None if bank is None else round(bank.total_seconds() / 3600, 2)})
     deadline = as_utc(game.deadline)
+    clock = game_clock(game)
     facts: GamePart = {
         "game": game.public_id,
         "status": status_for(game, viewer),
         "turn_hours": game.turn_hours,
         "deadline": deadline.isoformat() if deadline and game.status == GameStatus.ACTIVE else None,
+        "clock": None if clock is None else {"days": clock.days, "increment_hours": clock.increment_hours,
+                                             "max_days": clock.max_days},
+        "weekends_off": game.weekends_off,
+        "vacation": Vacation.OFF if game.vacation_off else Vacation.ON,
     }
     if viewer is None or own is None:
         return {**public, "players": players, **facts}
     view: SeatView = {**own, "players": players, **facts, "mail": viewer.mail,
-                      "vacation_days_left": viewer.vacation_days_left, "language": viewer.language,
+                      "vacation_days_left": _vacation_left(ctx, viewer), "language": viewer.language,
                       "time_zone": viewer.time_zone, "board_style": viewer.board_style}
     return view
+
+
+def _vacation_left(ctx: Context, viewer: Seat) -> int:
+    """The viewer's whole vacation days (a person's, over all their games), read
+    in the transaction that loaded their seat."""
+    session = object_session(viewer)
+    if viewer.bot is not None or not isinstance(session, Session):
+        return 0
+    return int(vacation.days_left(session, viewer.email, ctx.now(), ctx.config))
 
 
 def absent(seat: Seat) -> bool:

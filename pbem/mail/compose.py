@@ -10,6 +10,8 @@ from typing import Any
 
 from sqlmodel import Session
 
+from ..games.clock_options import VACATION_OFF
+from ..words.banks import bank_text
 from ..inbound import answers, reply_tokens
 from ..games import daily, unsubscribing
 from ..table import watching
@@ -219,6 +221,7 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
             "name": p["name"], "chips": p["chips"], "to_move": p.get("to_move", False),
             "you": p["name"] == seat_name, "absent": p.get("absent", False),
             "paused_until": when_text(datetime.fromisoformat(paused), w) if paused else "",
+            "bank": bank_text(p.get("bank_hours"), w),
         })
     villages = [village_line(v, w) for v in view.get("villages", [])]
     return {
@@ -261,4 +264,7 @@ def mail_context(view: SeatView, *, seat_name: str, link: str, since_ply: int,
         "close_ups": [],
         # What became of the reader's pre-moves (compose fills it in for a kind that tells it).
         "premoves": {},
+        # The reader's vacation days (a person's), and whether this game spends them.
+        "vacation_left": view.get("vacation_days_left"),
+        "vacation_on": view.get("vacation") != VACATION_OFF,
     }

@@ -156,6 +156,17 @@ class ViewPlayer(PlayerEntry):
     bot: Annotated[str | None, Schema(enum=["easy", "medium", "hard", None],
                                       description="the computer plays this seat, at this level; none for a person")]
     bot_from: Annotated[int | None, Schema(minimum=0, description="the move from which the computer plays it")]
+    bank_hours: Annotated[float | None, Schema(minimum=0, description="with a clock: the hours in their bank (for "
+                                                                      "the player to move, what is left of it now); "
+                                                                      "none without a clock")]
+
+
+class ClockEntry(TypedDict):
+    """A game's correspondence clock."""
+
+    days: Annotated[int, Schema(minimum=1, description="the days each player's bank starts with")]
+    increment_hours: Annotated[int, Schema(minimum=0, description="the hours each move adds")]
+    max_days: Annotated[int, Schema(minimum=1, description="the most days a bank holds")]
 
 
 class GamePart(TypedDict):
@@ -165,6 +176,11 @@ class GamePart(TypedDict):
     status: Annotated[str, Schema(description="`waiting` (seat views only): you accepted, others have not yet")]
     turn_hours: Annotated[int, Schema(minimum=1)]
     deadline: Annotated[When, Schema(description="when the player to move runs out of time")]
+    clock: Annotated[ClockEntry | None, Schema(description="the correspondence clock; none: `turn_hours` a move")]
+    weekends_off: Annotated[bool, Schema(description="players' clocks stop on Saturday and Sunday in their own "
+                                                     "time zones")]
+    vacation: Annotated[str, Schema(enum=["on", "off"], description="`off`: no vacation is spent when a deadline "
+                                                                    "lapses")]
 
 
 class View(BaseView, GamePart):
@@ -177,7 +193,9 @@ class SeatView(View, SeatPart):
     """The service's view of a game for the player in a seat."""
 
     mail: str
-    vacation_days_left: Annotated[int, Schema(minimum=0)]
+    vacation_days_left: Annotated[int, Schema(minimum=0, description="your vacation days (yours in all your "
+                                                                     "games): pauses and lapsing deadlines spend "
+                                                                     "them")]
     language: Annotated[str, Schema(description="the language of this seat's page and mail")]
     time_zone: Annotated[str | None, Schema(description="the seat's IANA time zone; none until chosen")]
     board_style: Annotated[str, Schema(description="how this seat's page and mail draw the board: `standard` "

@@ -79,11 +79,13 @@ def play_again(ctx: Context, token: object, *, before_start: Callable[[], None] 
             for s in ordered
         ]
         game_id, email, hours = game.id, seat.email, game.turn_hours
+        # The same clock, weekends and vacation as the game it replays.
+        options = games.TimeOptions(games.game_clock(game), game.weekends_off, game.vacation_off)
     assert game_id is not None  # a loaded game has its id
     parsed = games.parse_players(players)
     before_start()
     try:
-        public_id = games.start_game(ctx, parsed, hours, confirmed=True, rematch_of=game_id)
+        public_id = games.start_game(ctx, parsed, hours, confirmed=True, rematch_of=game_id, options=options)
     except errors.Conflict as e:
         if e.code != "rematch-exists":
             raise

@@ -11,6 +11,8 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from ..games.clock_options import Vacation
+from ..words.banks import bank_text
 from ..core.config import check_safe, load_config
 from ..core.context import Context
 from ..core.db import make_engine
@@ -46,6 +48,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # The look of every page, from the one palette (pbem.drawing.style): the CSS
     # custom properties base.html writes, and the colours templates write literally.
     app.jinja_env.globals.update(css_properties=CSS_ROOT, look=LOOK)
+    app.jinja_env.globals.update(bank_text=bank_text, Vacation=Vacation)  # a clock's time, "2 days 5 hours" (pbem.words.banks)
     assert isinstance(app.json, DefaultJSONProvider)
     app.json.sort_keys = False
 

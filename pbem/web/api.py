@@ -59,7 +59,9 @@ def create_game() -> Any:
     body = _json_body()
     players = games.parse_players(body.get("players"))
     requirements = games.parse_requirements(body.get("requirements"))
-    game_id = games.start_game(context(), players, body.get("turn_hours"), requirements=requirements)
+    options = games.parse_time_options(body.get("clock"), body.get("weekends_off"), body.get("vacation"))
+    game_id = games.start_game(context(), players, body.get("turn_hours"), requirements=requirements,
+                               options=options)
     view: NewGameView = {"id": game_id, **games.public_game(context(), game_id)}
     return jsonify(view), 201, {"Location": f"/api/v1/games/{game_id}"}
 

@@ -10,6 +10,7 @@ from flask import flash, redirect, render_template, request, url_for
 
 from ..core.app_context import context
 from ..core.errors import Invalid
+from ..games.clock_options import VACATION_OFF
 from ..rules.tables import MAX_PLAYERS, MIN_PLAYERS
 from ..table import rematch as rematches, watching
 from ..words import LEVELS, error_text, sentence
@@ -38,12 +39,18 @@ def _blank_solo() -> dict[str, str]:
     return {"name": "", "email": "", "language": language(), "opponents": "3", "level": "medium"}
 
 
+#: The start form's time fields beside ``turn_hours`` (``pbem.games.clock_options``).
+CLOCK_FIELDS = ("clock_days", "clock_increment_hours", "clock_max_days", "weekends_off", "vacation_off")
+
+
 def _home(rows: list[dict[str, str]] | None = None, turn_hours: str | None = None,
           error: str | None = None, status: int = 200, *, bad_row: int | None = None,
           bad_field: str | None = None, solo: dict[str, str] | None = None,
-          solo_error: str | None = None) -> Any:
+          solo_error: str | None = None, time: dict[str, str] | None = None) -> Any:
     hours = turn_hours if turn_hours is not None else str(context().config["TURN_HOURS"])
     return render_template("home.html", rows=rows or _blank_rows(), turn_hours=hours,
+                           time=time or {k: "" for k in CLOCK_FIELDS}, max_clock_days=games.MAX_CLOCK_DAYS,
+                           max_increment_hours=games.MAX_INCREMENT_HOURS, max_bank_days=games.MAX_BANK_DAYS,
                            error=sentence(error) if error else None, bad_row=bad_row, bad_field=bad_field,
                            solo=solo or _blank_solo(), solo_error=sentence(solo_error) if solo_error else None,
                            min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, levels=LEVELS,
@@ -58,13 +65,14 @@ def home() -> Any:
     return _home()
 
 
-def _start(players: list[dict[str, Any]], hours: int | None) -> Any:
+def _start(players: list[dict[str, Any]], hours: int | None,
+           options: games.TimeOptions = games.TimeOptions()) -> Any:
     """Start a game from a form's players, or raise the service's refusal."""
     limits().per_ip("LIMIT_NEW_GAMES")
     parsed = games.parse_players(players, default_language=language())
     # Signed in as the first player: they confirm by starting it.
     confirmed = signed_in_email() == parsed[0].email
-    game_id = games.start_game(context(), parsed, hours, confirmed=confirmed)
+    game_id = games.start_game(context(), parsed, hours, confirmed=confirmed, options=options)
     if confirmed:
         # Against the computer only, a game started signed in has begun: straight to the seat.
         mine = next((g for g in games.games_of(context(), parsed[0].email)[0] if g["game"] == game_id), None)
@@ -90,20 +98,37 @@ def create_game() -> Any:
     # A row given to the computer is its seat, whatever its boxes hold.
     players: list[dict[str, Any]] = [rows[i] if rows[i]["who"] == PERSON else {"open": True}
                                      if rows[i]["who"] == OPEN else {"bot": rows[i]["who"]} for i in used]
+    time = {k: request.form.get(k, "")[:20] for k in CLOCK_FIELDS}
     hours: int | None = None
     if hours_text.strip():
         m = WHOLE.fullmatch(hours_text)
         if m is None:
             return _home(rows, hours_text, words()._("The turn time must be a whole number of hours, e.g. 72."), 422,
-                         bad_field="turn_hours")
+                         bad_field="turn_hours", time=time)
         hours = int(m.group(1))
     try:
-        return _start(players, hours)
+        return _start(players, hours, _time_options(time))
     except Invalid as e:
         # Point at the field the message is about (players count the rows in use).
         row = used[e.player - 1] if e.player is not None else None
         field = "who" if e.field in ("bot", "open") else e.field
-        return _home(rows, hours_text, error_text(e, words()), e.status, bad_row=row, bad_field=field)
+        return _home(rows, hours_text, error_text(e, words()), e.status, bad_row=row, bad_field=field, time=time)
+
+
+def _time_options(time: dict[str, str]) -> games.TimeOptions:
+    """The form's clock (when its days are filled in), weekends and vacation,
+    checked by the service as the API's are (a number that is not one is
+    passed on as text, for the service to refuse naming its field)."""
+    def number(text: str) -> int | str | None:
+        m = WHOLE.fullmatch(text)
+        return int(m.group(1)) if m else (text if text.strip() else None)
+
+    clock: dict[str, Any] | None = None
+    if time["clock_days"].strip():
+        clock = {k: v for k, v in (("days", number(time["clock_days"])),
+                                   ("increment_hours", number(time["clock_increment_hours"])),
+                                   ("max_days", number(time["clock_max_days"]))) if v is not None}
+    return games.parse_time_options(clock, bool(time["weekends_off"]), VACATION_OFF if time["vacation_off"] else None)
 
 
 def _create_against_computer() -> Any:

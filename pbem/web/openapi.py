@@ -21,6 +21,7 @@ from ..rules.views import NewGameView, SeatView, View
 from ..drawing.style import BOARD_STYLES
 from pbem.games.starting import LEVELS, MAX_TURN_HOURS
 from pbem.games.settings import MAIL_CHOICES
+from pbem.games.clock_options import MAX_BANK_DAYS, MAX_DAYS, MAX_INCREMENT_HOURS, VACATION_OFF, VACATION_ON
 from ..core.models import WebhookKind
 from .schema import object_schema
 from . import openapi_premoves, openapi_seat_extras
@@ -97,7 +98,23 @@ def _schemas() -> dict[str, Any]:
                                        "ignoring case); the other seats may be the computer's"},
             "turn_hours": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_TURN_HOURS,
                            "description": "hours each player has for a move; absent or null: 72"},
-            "requirements": {"anyOf": [ref("Requirements"), {"type": "null"}]}}},
+            "requirements": {"anyOf": [ref("Requirements"), {"type": "null"}]},
+            "clock": {"oneOf": [{"type": "null"}, ref("Clock")],
+                      "description": "a correspondence clock instead of `turn_hours`: each player's bank starts "
+                                     "with `days`, a turn's deadline is when the bank runs out, and each move "
+                                     "takes the time used from it and adds `increment_hours`, up to `max_days`"},
+            "weekends_off": {"type": ["boolean", "null"],
+                             "description": "players' clocks stop from Saturday 00:00 to Monday 00:00 in their "
+                                            "own time zones (UTC for a player who chose none)"},
+            "vacation": {"type": ["string", "null"], "enum": [VACATION_ON, VACATION_OFF, None],
+                         "description": "`off`: a lapsing deadline never spends the player's vacation days (the "
+                                        "autopilot moves at once, tournament-style); absent or null: `on`"}}},
+        "Clock": {"type": "object", "required": ["days"], "additionalProperties": False, "properties": {
+            "days": {"type": "integer", "minimum": 1, "maximum": MAX_DAYS},
+            "increment_hours": {"type": ["integer"], "minimum": 0, "maximum": MAX_INCREMENT_HOURS,
+                                "description": "absent: 0"},
+            "max_days": {"type": "integer", "minimum": 1, "maximum": MAX_BANK_DAYS,
+                         "description": "at least `days`; absent: `days`"}}},
         "Move": {"type": "object", "required": ["move", "ply"], "properties": {
             "move": {"type": "string", "maxLength": 200, "example": "12-13",
                      "pattern": r"^[\t\n\u000b\f\r ]*[0-9]+[\t\n\u000b\f\r ]*"
@@ -109,7 +126,7 @@ def _schemas() -> dict[str, Any]:
             "ply": {"type": "integer", "minimum": 0, "description": "the number of moves you saw"}}},
         "Pause": {"type": "object", "required": ["days"], "properties": {
             "days": {"type": "integer", "minimum": 1,
-                     "description": "at most the vacation days you have left in this game"}}},
+                     "description": "at most the vacation days you have left (yours across all your games)"}}},
         "Mail": {"type": "object", "required": ["mail"], "properties": {"mail": {"enum": list(MAIL_CHOICES)}}},
         "BoardStyle": {"type": "object", "required": ["style"], "properties": {"style": {
             "enum": list(BOARD_STYLES),
@@ -173,7 +190,8 @@ def _paths() -> dict[str, Any]:
                                 "number of players, duplicates and names, `cannot-invite` an address that may not be "
                                 "mailed (the answer does not say why).",
                                 "invalid-players", "invalid-name", "invalid-email", "invalid-turn-hours",
-                                "invalid-language", "invalid-time-zone", "cannot-invite", "invalid-requirements"),
+                                "invalid-language", "invalid-time-zone", "cannot-invite", "invalid-requirements", "invalid-clock",
+                                "invalid-weekends-off", "invalid-vacation"),
                 "429": RATE_LIMITED,
             }}},
         "/games/{id}": {"get": {

@@ -246,7 +246,9 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
 
     # A game: invited, playing, finished; its public page and its replay.
     players = people(language)
-    game_id = games.start_game(ctx, games.parse_players(players))
+    # With a correspondence clock and weekends off: the seat pages show every player's bank.
+    game_id = games.start_game(ctx, games.parse_players(players), options=games.parse_time_options(
+        {"days": 3, "increment_hours": 12, "max_days": 5}, True))
     toks = seat_tokens(ctx, game_id)
     layout.visit(language, f"/play/{toks[0]}", "seat: invited")
     layout.visit(language, f"/games/{game_id}?new=1", "public page: invitations sent")

@@ -17,6 +17,7 @@ from pbem import games
 
 
 def test_pause_pushes_the_deadline_and_is_limited(ctx: Any) -> None:
+    ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from (a person's, a year's)
     now = frozen_clock(ctx)
     game_id, toks = new_game(ctx)
     t, view = to_move(ctx, toks)
@@ -54,6 +55,7 @@ def test_pause_pushes_the_deadline_and_is_limited(ctx: Any) -> None:
 
 
 def test_a_turn_reaching_a_paused_player_starts_after_the_pause(ctx: Any) -> None:
+    ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from (a person's, a year's)
     now = frozen_clock(ctx)
     game_id, toks = new_game(ctx)
     t, view = to_move(ctx, toks)

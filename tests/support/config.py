@@ -21,7 +21,7 @@ REDIS_URL = f"{_REDIS_BASE if _REDIS_FIRST.isdigit() else _REDIS.rstrip('/')}/{_
 REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
-TABLES = ["talk_report", "block", "profile", "lobby_seat", "lobby_table", "nudge", "seat_note", "caught_mail", "daily_mail",
+TABLES = ["vacation_bank", "talk_report", "block", "profile", "lobby_seat", "lobby_table", "nudge", "seat_note", "caught_mail", "daily_mail",
           "calendar_feed", "webhook", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
           "game", "suppression", "rating"]
 
@@ -56,5 +56,8 @@ def app_config(database_url: str, **extra: Any) -> dict[str, Any]:
         # The computer moves at once, and the hard player searches briefly.
         "BOT_DELAY": 0,
         "BOT_SECONDS": 0.1,
+        # Nobody has vacation days: a lapsed deadline is the autopilot's at once,
+        # as the clock's tests expect; the vacation tests give some.
+        "VACATION_DAYS": 0,
         **extra,
     }

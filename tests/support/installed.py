@@ -36,7 +36,8 @@ def main() -> None:
     url = os.environ["PBEM_DATABASE_URL"]
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": os.environ["PBEM_SECRET_KEY"],
                       "BASE_URL": "https://clans.example", "BROKER_URL": "", "SMTP_HOST": "", "MAILBOX": False,
-                      "TESTING": True, "BOT_DELAY": 0, "DIGEST_HOUR": 0})
+                      "TESTING": True, "BOT_DELAY": 0, "DIGEST_HOUR": 0,
+                      "VACATION_DAYS": 0})
     ctx = app.extensions["pbem"]
     client = app.test_client()
     pages = {path: client.get(path).status_code for path in ("/", "/static/style.css", "/healthz", "/readyz")}

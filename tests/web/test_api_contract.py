@@ -190,6 +190,7 @@ def test_openapi_document(client):
 
 
 def test_pause_via_the_api(client: Any, ctx: Any) -> None:
+    ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from (a person's, a year's)
     game_id, toks = new_game(ctx)
     t, view = to_move(ctx, toks)
     auth = {"Authorization": f"Bearer {t}"}

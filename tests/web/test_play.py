@@ -392,6 +392,7 @@ def test_turn_mail_follows_a_move_made_on_the_page(client, ctx):
 
 
 def test_pause_the_clock_via_the_page(client, ctx):
+    ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from (a person's, a year's)
     game_id, toks = new_game(ctx)
     mover, view = to_move(ctx, toks)
     page = page_of(client, mover)

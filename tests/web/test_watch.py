@@ -64,6 +64,7 @@ def test_the_version_changes_with_whatever_the_page_shows(client, ctx):
     games.accept(ctx, toks[2])  # the game starts
     changed()
     mover, view = to_move(ctx, toks)
+    ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from
     games.pause_clock(ctx, mover, 2)  # "on holiday until …" and a later deadline
     changed()
     # The pause ends by itself: the badge goes, and so does the version.

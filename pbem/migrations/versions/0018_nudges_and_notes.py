@@ -1,7 +1,7 @@
 """nudges (issue 32) and a seat's private notes (issue 33)
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-12-04 16:30:00
 """
 from alembic import op
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 
 revision = '0018'
-down_revision = '0016'
+down_revision = '0017'
 branch_labels = None
 depends_on = None
 
