@@ -117,8 +117,17 @@ def _passed_today(now: datetime, hour: int, zone_name: str) -> str | None:
     return local.date().isoformat() if local.hour >= hour else None
 
 
+#: People's daily-mail switches a transaction has read already
+#: (``session.info[KNOWN][address_of(email)]``), e.g. with the rest of a mail's
+#: reader (:mod:`pbem.mail.reader`).
+KNOWN = "pbem.daily_known"
+
+
 def replaces_turn_mail(session: Session, email: str) -> bool:
     """Whether the person's turn mail is their daily mail now."""
+    known = session.info.get(KNOWN, {})
+    if address_of(email) in known:
+        return bool(known[address_of(email)])
     return session.exec(select(DailyMail.id).where(DailyMail.email == address_of(email),
                                                    col(DailyMail.on).is_(True))).first() is not None
 

@@ -49,9 +49,19 @@ class Notes(TypedDict):
     updated_at: str | None
 
 
+#: Seats' notes a transaction has read already (``session.info[KNOWN][seat_id]``:
+#: the row, or ``None`` for none), e.g. with the rest of a mail's reader
+#: (:mod:`pbem.mail.reader`): read again, they cost no statement.
+KNOWN = "pbem.notes_known"
+
+
 def read_notes(session: Session, seat: Seat) -> Notes:
     """The seat's notes in the caller's transaction (empty when it has none)."""
-    note = session.exec(select(SeatNote).where(SeatNote.seat_id == seat.id)).first()
+    known = session.info.get(KNOWN, {})
+    if seat.id in known:
+        note = known[seat.id]
+    else:
+        note = session.exec(select(SeatNote).where(SeatNote.seat_id == seat.id)).first()
     if note is None:
         return {"text": "", "in_turn_mail": False, "updated_at": None}
     updated: datetime | None = as_utc(note.updated_at)

@@ -210,6 +210,12 @@ def _store(ctx: Context, token: object, change: Any, *, checks: bool = True) -> 
 _LIST_OF_SEAT = select(PremoveList).where(col(PremoveList.seat_id) == bindparam("seat_id")).with_for_update()
 
 
+#: Seats' lists a transaction has read already (``session.info[KNOWN][seat_id]``:
+#: the row, or ``None`` for none), e.g. with the rest of a mail's reader
+#: (:mod:`pbem.mail.reader`).
+KNOWN = "pbem.premoves_known"
+
+
 def may_fire(session: Session, seats: Sequence[Seat], position: rules.Game) -> bool:
     """Whether the player to move in ``position`` may have a pre-move to fire:
     not the computer's seat, nor one the transaction's look-up found without a
@@ -274,7 +280,8 @@ def news_of(session: Session, seat: Seat, view: dict[str, Any]) -> dict[str, Any
     still theirs)."""
     if seat.id is None or seat.bot is not None:
         return {}
-    row = session.get(PremoveList, seat.id)
+    known = session.info.get(KNOWN, {})
+    row = known[seat.id] if seat.id in known else session.get(PremoveList, seat.id)
     if row is None or (row.fired is None and row.missed is None):
         return {}
     news: dict[str, Any] = {}

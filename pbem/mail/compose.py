@@ -25,10 +25,9 @@ from ..rules.views import SeatView
 from ..rules.effects import MoveEffect, move_effects
 from ..words import (Words, move_text, board_text, describe_history, end_text, epoch_terrain_text, joins_text, left_text,
                      move_groups, only_joins, names_text, scores_text, village_line, when_text)
-from . import kinds, messages
+from . import kinds, messages, reader
 from ..drawing.picture import board_pngs
 from ..core import links
-from ..people import reachability
 from .. import games
 
 #: The most table messages one mail shows (the page has them all).
@@ -53,7 +52,7 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
     record = kinds.record_of(row.kind)
     envelope: dict[str, Any] = dict(sender=ctx.config["MAIL_FROM"], recipient=row.recipient,
                                     message_id=row.message_id, kind=row.kind)
-    if reachability.mail_stopped(session, row.recipient, bounces_count=not record.asked_for):
+    if reader.read(session, row.recipient, row.seat_id, bounces_count=not record.asked_for):
         return None  # they asked never to be mailed again, or their mail bounces (pbem.inbound.bounces)
     if isinstance(record, kinds.SignInMail):
         w = Words(row.language or "en")

@@ -60,12 +60,23 @@ def _row(session: Session, email: str, now: datetime, per_year: int) -> Vacation
     return row
 
 
+#: People's banks a transaction has read already (``session.info[KNOWN][mailbox_hash]``:
+#: the row, or ``None`` for none), e.g. with the rest of a mail's reader
+#: (:mod:`pbem.mail.reader`).
+KNOWN = "pbem.vacation_known"
+
+
 def days_left(session: Session, email: str, now: datetime, config: Mapping[str, Any]) -> float:
     """The vacation days this person has now (a fraction while a day accrues)."""
     per_year = yearly(config)
     if not email:
         return 0.0
-    row = session.exec(select(VacationBank).where(VacationBank.address_hash == mailbox_hash(email))).first()
+    known = session.info.get(KNOWN, {})
+    digest = mailbox_hash(email)
+    if digest in known:
+        row = known[digest]
+    else:
+        row = session.exec(select(VacationBank).where(VacationBank.address_hash == digest)).first()
     if row is None:
         return float(per_year)
     return accrued(row.days, as_utc(row.updated_at) or now, now, per_year)

@@ -1,11 +1,12 @@
-"""A turn notice costs at most eight statements on PostgreSQL (issue 34's limit;
-it is seven today).
+"""A turn notice costs at most eight statements on PostgreSQL (issue 34's limit).
 
 Counted from the worker's claim to the row marked sent, over the real SMTP
-server: the claim, whether the address may be mailed (never-mail list and
-bounces, one statement), the game with its seats, the view's bounces, the reply
-token (one upsert), the table talk since the reader last had it (one statement),
-and the mark with the mail's fingerprint.  Before issue 34 it was thirteen."""
+server: the claim; the reader in one statement (never-mail list and bounces,
+and their own rows a game mail shows: daily-mail switch, vacation bank,
+pre-moves, notes; pbem.mail.reader); the game with its seats; the view's
+bounces; the reply token (one upsert); the table talk since the reader last had
+it (one statement); and the mark with the mail's fingerprint.  Before issue 34
+it was thirteen, before the features of issues 30-33 were in it."""
 
 from __future__ import annotations
 
