@@ -161,6 +161,10 @@ class Game(SQLModel, table=True):
     #: When the players' ratings took this game's result (``pbem.people.ratings``):
     #: set once, guarded like a move, so a result is never counted twice.
     rated_at: datetime | None = Field(default=None, sa_column=_when())
+    #: A practice game's original (``pbem.table.practice``): never rated, never in
+    #: anyone's stats; it started at move ``practice_ply`` of that game.
+    practice_of: int | None = Field(default=None, foreign_key="game.id", index=True)
+    practice_ply: int | None = Field(default=None)
 
 
 class Seat(SQLModel, table=True):

@@ -11,6 +11,7 @@ from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET
                        hand_to_computer, hard_moves_spent)
 from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .mine import GAMES_PER_PAGE, games_of
+from .practice import Origin, Practice, origin_of, practice_from_replay, practice_from_seat
 from .moves import read_move, submit_move
 from .announcing import COMPUTER_GRACE
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
@@ -20,10 +21,12 @@ from .views import SeatStatus, export_game, game_view, public_game, seat_view, s
 
 __all__ = [
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
-    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "SeatStatus", "accept",
+    "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_TURN_HOURS", "NewPlayer", "Origin", "Practice", "SeatStatus",
+    "accept",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
     "game_view", "games_of",
-    "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",
+    "hand_to_computer", "hard_moves_spent", "never_mail", "origin_of", "parse_players", "pause_clock",
+    "practice_from_replay", "practice_from_seat", "public_game",
     "read_move", "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view",
     "set_board_style", "set_language", "set_mail", "start_game", "status_for", "submit_move",
 ]

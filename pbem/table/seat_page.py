@@ -15,6 +15,7 @@ from ..core.context import Context
 from ..core.db import session_scope
 from ..rules.views import SeatView
 from pbem.games.lookup import seat_and_game
+from pbem.games.practice import Origin, origin_of
 from pbem.games.views import game_view
 from .rematch import Rematch, seat_rematch
 from .talk import Table, table_of
@@ -33,6 +34,8 @@ class SeatPage:
     #: The rematch of a finished game, with this player's seat in it (``None``: none yet).
     rematch: Rematch | None
     webhooks: Webhooks
+    #: Where a practice game came from (``None``: not a practice game).
+    practice: Origin | None = None
 
 
 def seat_page(ctx: Context, token: object) -> SeatPage:
@@ -45,4 +48,4 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
         last_talk = table.messages[-1]["id"] if table.messages else None
         return SeatPage(view=view, version=seat_version(ctx, game, seats, seat, view["status"], last_talk),
                         table=table, rematch=seat_rematch(ctx, session, game, seat),
-                        webhooks=listing(session, seat, seats))
+                        webhooks=listing(session, seat, seats), practice=origin_of(session, game))

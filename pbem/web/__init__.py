@@ -21,6 +21,7 @@ from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, sec
 from . import catcher, webhook_pages
 # The pages' views, by area: each adds its own to ``pages.bp``.
 from . import home, seat_pages, signin_pages  # noqa: F401
+from . import practice_pages  # noqa: F401
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]

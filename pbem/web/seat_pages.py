@@ -137,7 +137,7 @@ def play_page(token: str, page: SeatPage | None = None, *, error: str | None = N
                            form=form or {}, languages=[(c, NATIVE_NAMES[c]) for c in LANGUAGES],
                            time_zones=time_zones(), table=page.table, talk_error=talk_error,
                            max_talk=table_talk.MAX_TALK, levels=LEVELS, default_level=Level.MEDIUM,
-                           version=page.version,
+                           version=page.version, practice=page.practice,
                            webhooks=page.webhooks, webhook_answer={**_NO_WEBHOOK_ANSWER, **(webhook_answer or {})},
                            seat_data=_seat_data(view, page.table, w, ctx.config["PRESENCE_SECONDS"]),
                            **game_parts(view, token)), status
