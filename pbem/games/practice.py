@@ -186,7 +186,7 @@ def _start(ctx: Context, session: Session, original: Game, record: dict[str, Any
     try:
         position = play_record(practice_record(record, ply, names, clans))
     except RulesError as e:  # the original's own moves: they replay, or the original is broken
-        raise errors.Conflict(N_("this position cannot be practised from: %(problem)s"), problem=e.message,
+        raise errors.Conflict(N_("this position cannot be practised from"),
                               code="invalid-record") from e
     if position.is_over():
         raise errors.Conflict(N_("the game is over at this position: practise from an earlier one"),
