@@ -23,7 +23,7 @@ from sqlmodel import col, select
 
 from pbem import games
 from pbem.core.db import session_scope
-from pbem.core.models import CaughtMail
+from pbem.core.models import CaughtMail, Game, Seat
 from tests.support.browser import open_page
 from tests.support.games import finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
@@ -298,4 +298,28 @@ def test_every_page_fits_every_width(layout: Layout, live: Any, ended: tuple[str
     layout.visit(language, "/play/not-a-seat-token", "401", status=401)
 
     assert len(layout.measured) == 23 * len(WIDTHS)
+    assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)
+
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_practice_from_here_fits_every_width(layout: Layout, live: Any, ended: tuple[str, list[str]],
+                                             language: str) -> None:
+    """The replay's practice form (for a signed-in player) and the practice game's seat page."""
+    ctx = live.ctx
+    over, _ = ended
+    with session_scope(ctx.engine) as session:
+        address = session.exec(select(Seat.email).join(Game, col(Game.id) == col(Seat.game_id))
+                               .where(Game.public_id == over, Seat.position == 0)).one()
+    page = layout.open(language, "/login")
+    page.locator("#email").fill(address)
+    submit(page, "main form button[type=submit]")
+    page = layout.open(language, f"/signin/{sign_in_token(ctx, address)}")
+    submit(page, "main form button[type=submit]")
+    page = layout.visit(language, f"/games/{over}/replay?ply=3", "replay: practise from here, signed in")
+    page.locator("#practice-seat").select_option("2")
+    submit(page, "#practice-start")
+    assert page.locator("#practice-note").is_visible()
+    layout.measure(language, "seat: a practice game")
+    assert len(layout.measured) == 2 * len(WIDTHS)
     assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)
