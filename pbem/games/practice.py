@@ -48,7 +48,7 @@ from ..rules.views import PlayerView
 from ..words import N_
 from ..words.language import DEFAULT_LANGUAGE
 from .announcing import computer_turn, deadline_for, hand_on, turn_mail
-from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
+from .lookup import game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .starting import COMPUTER_NAMES, LEVELS
 from .views import game_view
 
@@ -116,11 +116,14 @@ def practice_from_replay(ctx: Context, public_id: object, ply: object, seat: obj
     return made
 
 
-def practice_from_seat(ctx: Context, token: object, level: object) -> Practice:
+def practice_from_seat(ctx: Context, token: object, level: object, ply: object = None) -> Practice:
     """Practise from the current position of the token's running game, in its
     own seat, against the computer at ``level``: the others' clans drawn again
-    from what this seat may see."""
+    from what this seat may see.  ``ply``: the position the player saw (their
+    page's); refused as ``stale`` if the game has moved on since."""
     _check_level(level)
+    if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int) or ply < 0):
+        raise errors.BadRequest(N_("ply must be the number of moves you saw (a whole number)"), code="bad-request")
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, original, seats = seat_and_game(session, token)
@@ -130,6 +133,10 @@ def practice_from_seat(ctx: Context, token: object, level: object) -> Practice:
             raise errors.Conflict(N_("practice from here works while the game is being played; once it is over, "
                                      "practise from any position of its replay"),
                                   code="not-started" if original.status == GameStatus.INVITED else "game-over")
+        if ply is not None and ply != original.ply:
+            raise errors.Conflict(
+                N_("the game has moved on: you saw move %(seen)d, it is now at move %(ply)d; "
+                   "reload to see the new position"), seen=ply + 1, ply=original.ply + 1, code="stale")
         # What this seat may see, and only that: its view (the clans it holds)
         # and the game's public record (no clans before the end).
         view = cast(PlayerView, game_view(ctx, original, seats, seat, position=position))

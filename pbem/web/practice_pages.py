@@ -54,8 +54,9 @@ def practice(token: str) -> Any:
     """Practise from this seat's current position."""
     answer_refusals(Refusal(N_("%(error)s No practice game was started.")))
     level = request.form.get("level", "")[:20]
+    ply = _whole("ply") if request.form.get("ply") else None
     limits().per_ip("LIMIT_NEW_GAMES")
-    return _started(games.practice_from_seat(context(), token, level))
+    return _started(games.practice_from_seat(context(), token, level, ply))
 
 
 @bp.post("/games/<game_id>/replay/practice")

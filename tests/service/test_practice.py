@@ -205,6 +205,8 @@ def test_refusals_change_nothing(ctx: Any) -> None:
         (lambda: games.practice_from_replay(ctx, "nope", 0, 0, "easy", ANN), 404, "not-found"),
         (lambda: games.practice_from_seat(ctx, "x" * 43, "easy"), 401, "unauthorized"),
         (lambda: games.practice_from_seat(ctx, toks[0], None), 422, "invalid-level"),
+        (lambda: games.practice_from_seat(ctx, toks[0], "easy", 3), 409, "stale"),  # the player saw another move
+        (lambda: games.practice_from_seat(ctx, toks[0], "easy", "0"), 400, "bad-request"),
     ]
     for call, status, code in cases:
         with pytest.raises(errors.ServiceError) as e:

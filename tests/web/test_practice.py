@@ -31,11 +31,12 @@ def test_practise_from_ones_own_seat(client: Any, ctx: Any) -> None:
     seat_page = page(client, f"/play/{toks[1]}")
     card = section(seat_page)
     assert card is not None and f'action="/play/{toks[1]}/practice"' in card
-    assert 'name="level"' in card and "Start a practice game" in card
+    assert 'name="level"' in card and "Start a practice game" in card and 'name="ply" value="4"' in card
     original = games.seat_view(ctx, toks[1])
     before = snapshot(ctx)
 
-    response = client.post(f"/play/{toks[1]}/practice", data={"csrf_token": csrf_from(seat_page), "level": "easy"})
+    response = client.post(f"/play/{toks[1]}/practice",
+                           data={"csrf_token": csrf_from(seat_page), "level": "easy", "ply": "4"})
 
     assert response.status_code == 303
     token = response.headers["Location"].rpartition("/play/")[2]
@@ -66,6 +67,9 @@ def test_no_practice_on_a_finished_seat_page_and_refusals_change_nothing(client:
     assert client.post(f"/play/{others[0]}/practice", data={"level": "easy"}).status_code == 400  # no form token
     bad = client.post(f"/play/{others[0]}/practice", data={"csrf_token": csrf_from(running_page), "level": "x"})
     assert bad.status_code == 422
+    stale = client.post(f"/play/{others[0]}/practice",
+                        data={"csrf_token": csrf_from(running_page), "level": "easy", "ply": "4"})
+    assert stale.status_code == 409 and "No practice game was started." in stale.get_data(as_text=True)
     assert snapshot(ctx) == before
 
 
