@@ -22,6 +22,7 @@ from . import catcher, webhook_pages
 # The pages' views, by area: each adds its own to ``pages.bp``.
 from . import home, seat_pages, signin_pages  # noqa: F401
 from . import practice_pages  # noqa: F401
+from . import practice_api
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -60,6 +61,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.init_app(app)
     locale.init_app(app)
     app.register_blueprint(api.bp)
+    practice_api.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
     health.init_app(app)

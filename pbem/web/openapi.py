@@ -23,6 +23,7 @@ from pbem.games.starting import LEVELS, MAX_TURN_HOURS
 from pbem.games.settings import MAIL_CHOICES
 from ..core.models import WebhookKind
 from .schema import object_schema
+from . import openapi_practice
 from ..table.webhook_targets import MAX_URL as MAX_WEBHOOK_URL
 from ..table.webhooks import WebhookLine, Webhooks
 from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
@@ -321,7 +322,7 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = ()
+AREAS: tuple[Area, ...] = (openapi_practice,)
 
 
 def _document() -> dict[str, Any]:

@@ -87,6 +87,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 [[operations]]
 include-name = "POST /seat/webhooks"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# Practice starts from the position the client saw: another ply is refused
+# (409 stale), and a seat's address starts a few practice games an hour (429).
+[[operations]]
+include-name = "POST /seat/practice"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
 # What the seat token provider answers before the test database exists (the
@@ -181,6 +187,10 @@ def _prepare(case: Any, world: World, *, game_ids: bool = True) -> None:
         _, view = world.to_move()
         if view["legal_moves"]:
             case.body = {"move": view["legal_moves"][turn % len(view["legal_moves"])], "ply": view["ply"]}
+    elif case.operation.path == "/seat/practice" and isinstance(case.body, dict):
+        # The position the seat sees now: another is refused as stale.
+        case.body = {"level": games.LEVELS[turn % len(games.LEVELS)],
+                     "ply": games.seat_view(world.ctx, world.started[1])["ply"]}
 
 
 def _positive(case: Any) -> bool:
@@ -282,7 +292,7 @@ def test_a_flood_of_new_games_gets_what_the_document_says(world: World) -> None:
     case.validate_response(second, checks=ANSWER_CHECKS)
 
 
-@pytest.mark.parametrize("path", ["/games", "/seat/moves", "/seat/pause", "/seat/mail"])
+@pytest.mark.parametrize("path", ["/games", "/seat/moves", "/seat/pause", "/seat/mail", "/seat/practice"])
 def test_an_oversized_body_gets_what_the_document_says(world: World, path: str) -> None:
     case = schema[path]["POST"].Case(body={"padding": "x" * 70_000},
                                      headers={"Authorization": f"Bearer {world.started[1]}"})
@@ -300,6 +310,7 @@ _VALID_BODIES = {
     "/seat/webhooks": {"kind": "json", "url": "https://hooks.example.org/clans"},
     "/seat/discord": {"discord_id": None},
     "/seat/computer": {"bot": "easy"},
+    "/seat/practice": {"level": "easy"},
 }
 
 

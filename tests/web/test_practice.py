@@ -116,3 +116,29 @@ def test_practice_starts_count_as_new_games_per_client(database_url: str) -> Non
         assert snapshot(ctx) == before
     finally:
         ctx.engine.dispose()
+
+
+def test_practise_through_the_api(client: Any, ctx: Any) -> None:
+    game_id, toks = new_game(ctx, 3)
+    play(ctx, toks, 2)
+    auth = {"Authorization": f"Bearer {toks[0]}"}
+    seen = games.seat_view(ctx, toks[0])
+    before = snapshot(ctx)
+    for body, status, code in [({"level": "genius"}, 422, "invalid-level"), ({}, 422, "invalid-level"),
+                               ({"level": "easy", "ply": 5}, 409, "stale"),
+                               ({"level": "easy", "ply": "2"}, 400, "bad-request")]:
+        response = client.post("/api/v1/seat/practice", json=body, headers=auth)
+        assert (response.status_code, response.json["error"]["code"]) == (status, code), body
+    assert client.post("/api/v1/seat/practice", json={"level": "easy"}).status_code == 401
+    assert snapshot(ctx) == before
+
+    response = client.post("/api/v1/seat/practice", json={"level": "medium", "ply": seen["ply"]}, headers=auth)
+    assert response.status_code == 201, response.json
+    made = response.json
+    assert set(made) == {"game", "token"} and made["game"] != game_id
+    view = client.get("/api/v1/seat", headers={"Authorization": f"Bearer {made['token']}"}).json
+    assert view["game"] == made["game"] and view["seat"] == seen["seat"] and view["clan"] == seen["clan"]
+    assert [h["move"] for h in view["history"][:2]] == [h["move"] for h in seen["history"]]
+    after = snapshot(ctx)
+    for table, rows in before.items():
+        assert after[table][:len(rows)] == rows, table  # the original's rows are as they were
