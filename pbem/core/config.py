@@ -63,6 +63,7 @@ DEFAULTS: dict[str, Any] = {
     "LIMIT_CONFIRMATIONS": "5 per day",  # "confirm the game you started" mails per address
     "LIMIT_INVITES": "5 per day",  # invitations per address; more wait for the next window
     "LIMIT_CONFIRMED_GAMES": "10 per day",  # games started signed in (so invited at once) per player
+    "LIMIT_PRACTICE": "10 per hour; 30 per day",  # practice games started per player
     "LIMIT_NEW_LINK": "3 per day",  # "send me a new link" per seat
     "LIMIT_NEVER": "10 per hour",  # "never email me again" per IP
     # The lobby: joins of tables with open seats, per IP and per mailbox (each

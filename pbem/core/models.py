@@ -174,6 +174,10 @@ class Game(SQLModel, table=True):
     #: When the clock of the turn now being played started to run (its bank is
     #: spent from here; after a pause, from the pause's end).
     turn_started_at: datetime | None = Field(default=None, sa_column=_when())
+    #: A practice game's original (``pbem.table.practice``): never rated, never in
+    #: anyone's stats; it started at move ``practice_ply`` of that game.
+    practice_of: int | None = Field(default=None, foreign_key="game.id", index=True)
+    practice_ply: int | None = Field(default=None)
 
 
 class Seat(SQLModel, table=True):

@@ -12,6 +12,7 @@ from .computer import (CLOCK_BOT_SECONDS, HARD_MOVES_PER_HOUR, HARD_SMALL_BUDGET
 from . import lobby
 from .lookup import game_and_seats, game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .mine import GAMES_PER_PAGE, games_of
+from .practice import Origin, Practice, origin_of, practice_from_replay, practice_from_seat
 from .moves import read_move, submit_move
 from .premoves import (MAX_PREMOVES, add_premove, clear_premoves, news_of as premove_news, parse_premoves, premoves_of,
                        remove_premove, set_premoves)
@@ -32,12 +33,12 @@ __all__ = [
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_NOTES", "MAX_TURN_HOURS", "Notes", "NudgeOffer", "NudgeSent",
     "notes", "nudge", "nudge_of", "nudge_offer", "read_notes", "set_notes", "turn_started", "NewPlayer", "SeatStatus",
-    "accept", "Requirements", "lobby", "parse_requirements",
+    "accept", "Origin", "Practice", "Requirements", "lobby", "parse_requirements",
     "MAX_BANK_DAYS", "MAX_CLOCK_DAYS", "MAX_INCREMENT_HOURS", "TimeOptions",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
     "game_clock", "game_view", "games_of",
-    "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "parse_time_options", "pause_clock",
-    "public_game",
+    "hand_to_computer", "hard_moves_spent", "never_mail", "origin_of", "parse_players", "parse_time_options", "pause_clock",
+    "practice_from_replay", "practice_from_seat", "public_game",
     "read_move", "refuse_computer_seat", "replace_seat_link", "rules_game", "seat_and_game", "seat_view",
     "set_board_style", "set_language", "set_mail", "start_game", "status_for", "submit_move",
 ]

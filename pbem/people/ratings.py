@@ -8,7 +8,8 @@ opponent they really were, not as a newcomer each time); it is kept under the
 address's SHA-256 only, and shown to nobody but its own signed-in player, and
 only once they opt in.  Not rated: a game any seat of which the computer played
 at any time (made for it, or handed to it during the game: ``Seat.bot`` stays
-set), and games that expired or were cancelled (they never reach the end).
+set), practice games (``Game.practice_of``: they play on from another game's
+position), and games that expired or were cancelled (they never reach the end).
 Moves the autopilot made for an absent player do not make a game unrated: that
 result is the absent player's own (their reliability figure shows it).
 
@@ -56,7 +57,7 @@ def record_end(session: Session, game: Game, seats: Sequence[Seat], position: ru
         seat.final_score = score
         seat.won = score == best
         session.add(seat)
-    if not rated(seats):
+    if game.practice_of is not None or not rated(seats):
         return False
     claimed = session.exec(update(Game).where(col(Game.id) == game.id, col(Game.rated_at).is_(None))
                            .values(rated_at=now))

@@ -88,7 +88,8 @@ def reliability(session: Session, emails: Iterable[str]) -> dict[str, Reliabilit
     wanted = sorted({normal(e) for e in asked if normal(e)})
     if not wanted:
         return {e: Reliability() for e in asked}
-    finished = (col(Seat.email).in_(wanted), col(Game.status) == GameStatus.FINISHED)
+    # Practice games (against the computer, from a position) say nothing of a person at a table.
+    finished = (col(Seat.email).in_(wanted), col(Game.status) == GameStatus.FINISHED, col(Game.practice_of).is_(None))
     games: dict[str, list[int]] = {e: [0, 0] for e in wanted}
     for email, handed, count in session.exec(
             select(Seat.email, col(Seat.bot_from).is_not(None), func.count())

@@ -1,6 +1,7 @@
 """A player's stats, by address, for their own signed-in dashboard: only
 finished games count (a running game's clan is nobody's business but its
-seat's), with every seat the address had in them.
+seat's), with every seat the address had in them; practice games
+(``Game.practice_of``) never count.
 
 Reliability is the share of a person's moves they made themselves rather than
 the autopilot at their deadline.  Moves the computer made in a seat handed to
@@ -44,7 +45,8 @@ def stats_of(ctx: Context, email: str) -> Stats:
         seats = session.exec(
             select(Seat.clan, Seat.final_score, Seat.won)
             .join(Game, col(Game.id) == col(Seat.game_id))
-            .where(col(Seat.email) == address, col(Game.status) == GameStatus.FINISHED)
+            .where(col(Seat.email) == address, col(Game.status) == GameStatus.FINISHED,
+                   col(Game.practice_of).is_(None))
         ).all()
         moves = session.exec(
             select(MoveRecord.by_autopilot, func.count())
@@ -52,6 +54,7 @@ def stats_of(ctx: Context, email: str) -> Stats:
                              col(Seat.position) == col(MoveRecord.position)))
             .join(Game, col(Game.id) == col(Seat.game_id))
             .where(col(Seat.email) == address, col(Game.status) == GameStatus.FINISHED,
+                   col(Game.practice_of).is_(None),
                    or_(col(Seat.bot_from).is_(None), col(MoveRecord.ply) < col(Seat.bot_from)))
             .group_by(col(MoveRecord.by_autopilot))
         ).all()

@@ -22,6 +22,7 @@ from pbem.games.lookup import seat_and_game
 from pbem.games.premoves import own_premoves
 from pbem.games.notes import Notes, read_notes
 from pbem.games.nudges import NudgeOffer, nudge_offer
+from pbem.games.practice import Origin, origin_of
 from pbem.games.views import game_view
 from .rematch import Rematch, seat_rematch
 from .talk import Table, table_of
@@ -48,6 +49,8 @@ class SeatPage:
     premoves: dict[str, Any] | None = None
     #: The seat's calendar feed links, once made (``games.calendar``).
     calendar: dict[str, str] | None = None
+    #: Where a practice game came from (``None``: not a practice game).
+    practice: Origin | None = None
 
 
 def seat_page(ctx: Context, token: object) -> SeatPage:
@@ -65,4 +68,5 @@ def seat_page(ctx: Context, token: object) -> SeatPage:
                         premoves=own_premoves(session, seat) if game.status == GameStatus.ACTIVE else None,
                         nudge=nudge_offer(ctx, session, game, seats, seat), notes=read_notes(session, seat),
                         # Offered while the game runs: a finished game has no deadline.
-                        calendar=seat_feed_in(ctx, session, seat) if game.status == GameStatus.ACTIVE else None)
+                        calendar=seat_feed_in(ctx, session, seat) if game.status == GameStatus.ACTIVE else None,
+                        practice=origin_of(session, game))

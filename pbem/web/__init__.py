@@ -28,6 +28,8 @@ from . import calendar as calendars
 from . import dashboard_pages, home, lobby_pages, seat_pages, signin_pages  # noqa: F401
 from . import people_api  # strangers, safely: blocks, reports (API)
 from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
+from . import practice_pages  # noqa: F401
+from . import practice_api
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -71,6 +73,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(premove_pages.bp)
     app.register_blueprint(lobby_api.bp)
     app.register_blueprint(people_api.bp)
+    practice_api.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
     health.init_app(app)

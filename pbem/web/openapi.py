@@ -26,6 +26,7 @@ from ..core.models import WebhookKind
 from .schema import object_schema
 from . import openapi_premoves, openapi_seat_extras
 from . import openapi_lobby
+from . import openapi_practice
 from ..table.webhook_targets import MAX_URL as MAX_WEBHOOK_URL
 from ..table.webhooks import WebhookLine, Webhooks
 from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
@@ -346,7 +347,8 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby, openapi_people)
+AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby, openapi_people,
+                           openapi_practice)
 
 
 def _document() -> dict[str, Any]:

@@ -139,7 +139,7 @@ def play_page(token: str, page: SeatPage | None = None, *, error: str | None = N
                            time_zones=time_zones(), table=page.table, talk_error=talk_error,
                            max_talk=table_talk.MAX_TALK, levels=LEVELS, default_level=Level.MEDIUM,
                            version=page.version, nudge=page.nudge, notes=page.notes, now=ctx.now(),
-                           max_notes=games.MAX_NOTES,
+                           max_notes=games.MAX_NOTES, practice=page.practice,
                            webhooks=page.webhooks, webhook_answer={**_NO_WEBHOOK_ANSWER, **(webhook_answer or {})},
                            premoves=page.premoves,
                            seat_data=_seat_data(view, page.table, w, ctx.config["PRESENCE_SECONDS"]),

@@ -556,4 +556,37 @@ def test_all_your_games_at_once_the_daily_mail_and_the_calendar(audit: Audit, li
     submit(page, "main form button[type=submit]")
     assert not daily.setting_of(ctx, me["email"]).on
     audit.check(page, "daily mail stopped")
+
+
+@pytest.mark.parametrize("language", ["en", "hu"])
+def test_practice_from_here(audit: Audit, live: Any, language: str) -> None:
+    """The replay's practice form for a signed-in player, the practice game it
+    starts, and practice from a running game's seat page."""
+    ctx = live.ctx
+    people = [{**p, "language": language, "time_zone": "Europe/Budapest"} for p in players()]
+    game_id = games.start_game(ctx, games.parse_players(people))
+    for t in seat_tokens(ctx, game_id):
+        games.accept(ctx, t)
+    toks = seat_tokens(ctx, game_id)
+    play_to_end(ctx, toks)
+    email = people[0]["email"]
+    page = audit.open("/login")
+    page.select_option("#page-language", language)
+    submit(page, ".language-switch button")
+    page.locator("#email").fill(email)
+    submit(page, "main form button[type=submit]")
+    page = audit.open(f"/signin/{_sign_in_token(ctx, email)}")
+    submit(page, "main form button[type=submit]")
+    page = audit.visit(f"/games/{game_id}/replay?ply=3", f"{language} replay: practise from here")
+    assert page.locator("#practice-start").is_visible()
+    page.locator("#practice-seat").select_option("1")
+    submit(page, "#practice-start")
+    assert page.locator("#practice-note").is_visible()
+    audit.check(page, f"{language} seat: a practice game from a replay")
+
+    running, others, _ = make_game(ctx)
+    page = audit.open(f"/play/{others[0]}")
+    submit(page, "#practice-start")
+    assert page.locator("#practice-note").is_visible() and page.locator("#practice-start").is_visible()
+    audit.check(page, f"{language} seat: a practice game from a running game")
     audit.assert_clean()

@@ -24,7 +24,7 @@ from sqlmodel import col, select
 
 from pbem import games
 from pbem.core.db import session_scope
-from pbem.core.models import CaughtMail, Game, MoveRecord
+from pbem.core.models import CaughtMail, Game, MoveRecord, Seat
 from tests.support.browser import open_page
 from tests.support.games import finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
@@ -390,3 +390,26 @@ def test_the_lobby_fits_every_width(layout: Layout, live: Any, language: str) ->
     submit(page, f"#table-{plain} button[type=submit]")
     layout.measure(language, "lobby: joined, check your email")
     assert len(layout.measured) == 5 * len(WIDTHS)
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_practice_from_here_fits_every_width(layout: Layout, live: Any, ended: tuple[str, list[str]],
+                                             language: str) -> None:
+    """The replay's practice form (for a signed-in player) and the practice game's seat page."""
+    ctx = live.ctx
+    over, _ = ended
+    with session_scope(ctx.engine) as session:
+        address = session.exec(select(Seat.email).join(Game, col(Game.id) == col(Seat.game_id))
+                               .where(Game.public_id == over, Seat.position == 0)).one()
+    page = layout.open(language, "/login")
+    page.locator("#email").fill(address)
+    submit(page, "main form button[type=submit]")
+    page = layout.open(language, f"/signin/{sign_in_token(ctx, address)}")
+    submit(page, "main form button[type=submit]")
+    page = layout.visit(language, f"/games/{over}/replay?ply=3", "replay: practise from here, signed in")
+    page.locator("#practice-seat").select_option("2")
+    submit(page, "#practice-start")
+    assert page.locator("#practice-note").is_visible()
+    layout.measure(language, "seat: a practice game")
+    assert len(layout.measured) == 2 * len(WIDTHS)
+    assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)

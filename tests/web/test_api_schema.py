@@ -117,6 +117,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 [[operations]]
 include-name = "DELETE /seat/block/{{seat}}"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# Practice starts from the position the client saw: another ply is refused
+# (409 stale), and a seat's address starts a few practice games an hour (429).
+[[operations]]
+include-name = "POST /seat/practice"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 """
 
 # What the seat token provider answers before the test database exists (the
@@ -235,6 +241,10 @@ def _prepare(case: Any, world: World, *, game_ids: bool = True) -> None:
         legal = view["legal_moves"]
         if legal:
             case.body = {"moves": [legal[(turn + i) % len(legal)] for i in range(min(3, len(legal)))]}
+    elif case.operation.path == "/seat/practice" and isinstance(case.body, dict):
+        # The position the seat sees now: another is refused as stale.
+        case.body = {"level": games.LEVELS[turn % len(games.LEVELS)],
+                     "ply": games.seat_view(world.ctx, world.started[1])["ply"]}
 
 
 def _positive(case: Any) -> bool:
@@ -376,7 +386,7 @@ def test_the_start_body_describes_the_time_options() -> None:
     assert "bank_hours" in player["properties"] and "bank_hours" in player["required"]
 
 
-@pytest.mark.parametrize("path", ["/games", "/seat/moves", "/seat/pause", "/seat/mail"])
+@pytest.mark.parametrize("path", ["/games", "/seat/moves", "/seat/pause", "/seat/mail", "/seat/practice"])
 def test_an_oversized_body_gets_what_the_document_says(world: World, path: str) -> None:
     case = schema[path]["POST"].Case(body={"padding": "x" * 70_000},
                                      headers={"Authorization": f"Bearer {world.started[1]}"})
@@ -395,6 +405,7 @@ _VALID_BODIES = {
     "/seat/discord": {"discord_id": None},
     "/seat/computer": {"bot": "easy"},
     "/seat/block": {"seat": 0},
+    "/seat/practice": {"level": "easy"},
 }
 
 
