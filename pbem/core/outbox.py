@@ -40,6 +40,9 @@ class OutboxKind(StrEnum):
     UNREACHABLE = "unreachable"
     #: A post to a game's webhook (recipient ``webhook:ID``): not a mail.
     WEBHOOK = "webhook"
+    #: A Web Push to a seat's browser (recipient ``push:SEAT_ID``): not a mail
+    #: either (:mod:`pbem.mail.push_posts`).
+    PUSH = "push"
     #: "We switched your webhook off".
     WEBHOOK_OFF = "webhook-off"
     #: "The operator cancelled this game" (pbem admin cancel).

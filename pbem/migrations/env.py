@@ -8,6 +8,7 @@ import pbem.core.premove_tables
 import pbem.core.seat_extras_tables  # noqa: F401
 import pbem.core.daily_tables
 import pbem.core.lobby_tables
+import pbem.core.push_tables  # noqa: F401
 from sqlmodel import SQLModel
 
 config = context.config

@@ -22,6 +22,7 @@ from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 
 from . import api, api_premoves, catcher, dashboard_pages, lobby_api, seat_extras_api, unsubscribe
+from . import push_api
 
 
 def init_app(app: Flask) -> None:
@@ -51,6 +52,7 @@ def init_app(app: Flask) -> None:
     protect.exempt(api_premoves.bp)
     protect.exempt(seat_extras_api.bp)  # the same bearer token
     protect.exempt(lobby_api.bp)
+    protect.exempt(push_api.bp)  # the API's push routes: a bearer token too
     # The demo's webhook catcher (registered only with the mailbox) takes the
     # service's own posts, signed with the game's secret instead.
     protect.exempt(catcher.bp)
