@@ -18,7 +18,8 @@ MAX_ENDPOINT = 1000
 class PushSubscription(SQLModel, table=True):
     __tablename__ = "push_subscription"
 
-    seat_id: int = Field(foreign_key="seat.id", primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
+    seat_id: int = Field(foreign_key="seat.id", unique=True)
     #: The push service's address for this browser (https, checked like a webhook's).
     endpoint: str = Field(max_length=MAX_ENDPOINT)
     #: The browser's P-256 public key (65 bytes, base64url) and its 16-byte

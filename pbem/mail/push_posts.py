@@ -27,8 +27,7 @@ from ..core import events, links, vapid
 from ..core.context import Context
 from ..core.events import Event
 from ..core.models import GameStatus, Outbox
-from ..core.push_tables import PushSubscription
-from ..games.push_turn import seat_id_of
+from ..games.push_turn import seat_id_of, subscription_of
 from ..table import watching
 from ..words import Words
 
@@ -84,7 +83,7 @@ def compose_push(ctx: Context, session: Session, row: Outbox) -> PushPost | None
     computer playing the seat, or its player on their page right now."""
     key = vapid.configured(ctx.config)
     seat_id = seat_id_of(row.recipient)
-    subscription = session.get(PushSubscription, seat_id) if seat_id is not None else None
+    subscription = subscription_of(session, seat_id)
     if key is None or subscription is None:
         return None
     game, seats = games.game_and_seats(session, row.game_id)

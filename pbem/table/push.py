@@ -26,6 +26,7 @@ from ..core.outbox import OutboxKind
 from ..core.push_tables import MAX_ENDPOINT, PushSubscription
 from ..words import N_
 from pbem.games.lookup import refuse_computer_seat, seat_and_game
+from pbem.games.push_turn import subscription_of
 from .webhook_targets import Unresolvable, allowed_hosts, parse_target, resolve
 
 #: The waits "push first" offers before the mail goes (minutes); 30 by default.
@@ -137,7 +138,7 @@ def settings_of(ctx: Context, token: object) -> PushSettings:
     """The seat's push, as its page shows it."""
     with session_scope(ctx.engine) as session:
         seat, _game, _seats = seat_and_game(session, token)
-        return _settings(ctx, seat, session.get(PushSubscription, seat.id) is not None)
+        return _settings(ctx, seat, subscription_of(session, seat.id) is not None)
 
 
 def subscribe(ctx: Context, token: object, body: dict[str, Any]) -> PushSettings:
@@ -153,7 +154,7 @@ def subscribe(ctx: Context, token: object, body: dict[str, Any]) -> PushSettings
     subscription = parse_subscription(ctx, body)
     with session_scope(ctx.engine) as session:
         seat, game, _seats = seat_and_game(session, token)
-        found = session.get(PushSubscription, seat.id)
+        found = subscription_of(session, seat.id)
         if found is None:
             assert seat.id is not None
             found = PushSubscription(seat_id=seat.id, endpoint="", p256dh="", auth="", created_at=ctx.now())
@@ -167,7 +168,7 @@ def unsubscribe(ctx: Context, token: object) -> PushSettings:
     """Forget the seat's subscription (removing none is no error)."""
     with session_scope(ctx.engine) as session:
         seat, _game, _seats = seat_and_game(session, token)
-        found = session.get(PushSubscription, seat.id)
+        found = subscription_of(session, seat.id)
         if found is not None:
             session.delete(found)
         return _settings(ctx, seat, False)
@@ -189,7 +190,7 @@ def set_mode(ctx: Context, token: object, mode: object, minutes: object) -> Push
         refuse_computer_seat(seat)
         seat.push_mode, seat.push_minutes = PushMode(str(mode)), int(minutes)
         session.add(seat)
-        return _settings(ctx, seat, session.get(PushSubscription, seat.id) is not None)
+        return _settings(ctx, seat, subscription_of(session, seat.id) is not None)
 
 
 _OUTBOX = table_of(Outbox)

@@ -18,13 +18,15 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         'push_subscription',
+        sa.Column('id', sa.Integer(), nullable=False),
         sa.Column('seat_id', sa.Integer(), nullable=False),
         sa.Column('endpoint', sqlmodel.sql.sqltypes.AutoString(length=1000), nullable=False),
         sa.Column('p256dh', sqlmodel.sql.sqltypes.AutoString(length=100), nullable=False),
         sa.Column('auth', sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
         sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(['seat_id'], ['seat.id']),
-        sa.PrimaryKeyConstraint('seat_id'),
+        sa.PrimaryKeyConstraint('id'),
+        sa.UniqueConstraint('seat_id'),
     )
     with op.batch_alter_table('seat', schema=None) as batch_op:
         batch_op.add_column(sa.Column('push_mode', sa.String(length=12), nullable=False, server_default='mail'))
