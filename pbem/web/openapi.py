@@ -31,6 +31,7 @@ from ..people.players import LOOKALIKE_DOTS, MAX_ADDRESS, MAX_NAME
 from ..words.language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
 from . import openapi_calendar
 from .openapi_blocks import (SEAT, BAD_JSON, BAD_QUERY, GAME_ID, GAME_STATUSES, NO_SEAT, ONLY_BAD_TEXT, RATE_LIMITED, RULES_CODES, TOO_LARGE, UNSTORABLE, address_patterns, body, game_id, header, invalid, json_answer, name_patterns, ref, refused)
+from . import openapi_push
 
 
 def _schemas() -> dict[str, Any]:
@@ -326,7 +327,7 @@ class Area(Protocol):
 
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
-AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby)
+AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby, openapi_push)
 
 
 def _document() -> dict[str, Any]:
