@@ -17,8 +17,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import bindparam, delete, update
+from sqlmodel import col, select
 
-from ..core import errors, vapid
+from ..core import errors, tokens, vapid
 from ..core.context import Context
 from ..core.db import session_scope
 from ..core.models import GameStatus, Outbox, OutboxStatus, PushMode, Seat, table_of
@@ -129,16 +130,29 @@ def parse_subscription(ctx: Context, body: dict[str, Any]) -> Subscription:
     return Subscription(endpoint=endpoint, p256dh=str(keys["p256dh"]).rstrip("="), auth=str(keys["auth"]).rstrip("="))
 
 
+# A seat's push settings and whether it has a subscription, by its token's digest.
+_SETTINGS = (select(Seat.push_mode, Seat.push_minutes, PushSubscription.id)
+             .outerjoin(PushSubscription, col(PushSubscription.seat_id) == col(Seat.id))
+             .where(Seat.token_hash == bindparam("digest")))
+
+
 def _settings(ctx: Context, seat: Seat, subscribed: bool) -> PushSettings:
     return PushSettings(available=vapid.configured(ctx.config) is not None, subscribed=subscribed,
                         mode=str(seat.push_mode), minutes=seat.push_minutes)
 
 
 def settings_of(ctx: Context, token: object) -> PushSettings:
-    """The seat's push, as its page shows it."""
+    """The seat's push, as its page shows it: one query (none while push is off)."""
+    if vapid.configured(ctx.config) is None:
+        return PushSettings(available=False, subscribed=False, mode=str(PushMode.MAIL), minutes=30)
+    if not tokens.well_formed(token):
+        raise errors.Unauthorized(N_("this seat link is not valid: check that you copied the whole link"))
     with session_scope(ctx.engine) as session:
-        seat, _game, _seats = seat_and_game(session, token)
-        return _settings(ctx, seat, subscription_of(session, seat.id) is not None)
+        found = session.exec(_SETTINGS, params={"digest": tokens.digest(str(token))}).first()
+    if found is None:
+        raise errors.Unauthorized(N_("this seat link is not valid: check that you copied the whole link"))
+    mode, minutes, subscription = found
+    return PushSettings(available=True, subscribed=subscription is not None, mode=str(mode), minutes=minutes)
 
 
 def subscribe(ctx: Context, token: object, body: dict[str, Any]) -> PushSettings:
