@@ -71,8 +71,8 @@ def _insert(dialect: str) -> Any:
 
 class Outgoing(list[int | None]):
     """The ids of a change's new outbox rows, for the relay after the commit,
-    knowing which of them are webhook posts (``posts``), which the relay would
-    otherwise look up to hand them to their own queue."""
+    knowing which of them are posts over HTTP, a webhook's or a push (``posts``),
+    which the relay would otherwise look up to hand them to their own queue."""
 
     def __init__(self, ids: Iterable[int | None] = (), posts: Iterable[int | None] = ()) -> None:
         super().__init__(ids)
