@@ -26,8 +26,10 @@ def _refuse_seat_token() -> NoReturn:
 _SEATS_WITH_GAME = select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position))
 # Every request that carries a seat token starts with this one: the token's game,
 # whether it has live webhooks, which seats have pre-moves set and which have a
-# push subscription (so that a move need not ask again).
-_SEATS_OF_TOKEN = select(Seat, Game, has_live_webhooks(), has_list(), has_subscription()).join(
+# push subscription (so that a move need not ask again).  SQLModel's select is
+# typed for at most four columns; it takes any number.
+_SEATS_OF_TOKEN = select(Seat, Game, has_live_webhooks(), has_list(),  # type: ignore[call-overload]
+                         has_subscription()).join(
     Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position)).where(
     col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest")).scalar_subquery())
 _SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))

@@ -1,7 +1,7 @@
 """Web Push: a seat's subscription, and how its turn is announced (issue 31)
 
 Revision ID: 0015
-Revises: 0012
+Revises: 0019
 Create Date: 2026-12-04 16:40:00
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlmodel.sql.sqltypes
 
 
 revision = '0015'
-down_revision = '0012'
+down_revision = '0019'
 branch_labels = None
 depends_on = None
 
