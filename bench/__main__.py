@@ -18,8 +18,8 @@ from typing import Any, Callable
 from .common import Figure, table, write_results
 from .infra import Infra, _raise_exit
 
-SECTIONS = ("moves", "openload", "hosts", "mail", "read", "cost", "clock", "rules", "bots", "stall", "premoves",
-            "lobby")
+SECTIONS = ("moves", "openload", "push", "hosts", "mail", "read", "cost", "clock", "rules", "bots", "stall",
+            "premoves", "lobby")
 
 
 def _say(text: str) -> None:
@@ -119,6 +119,8 @@ def _run(section: str, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
         from .bots import run as runner
     elif section == "openload":
         from .openloop import run as runner
+    elif section == "push":
+        from .push import run as runner
     elif section == "hosts":
         from .hosts import run as runner
     elif section == "cost":

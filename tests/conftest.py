@@ -125,6 +125,24 @@ def hctx(hook_app: Any) -> Any:
     return hook_app.extensions["pbem"]
 
 
+@pytest.fixture
+def push_app(database_url: str) -> Iterator[Any]:
+    """The app on each backend with Web Push on (a VAPID key) and push services
+    allowed at 127.0.0.1 (the receiver stands for one)."""
+    from pbem.web import create_app
+    from tests.support.push import vapid_key
+
+    app = create_app(app_config(database_url, WEBHOOK_ALLOW="127.0.0.1", VAPID_PRIVATE_KEY=vapid_key(),
+                                VAPID_SUBJECT="mailto:operator@clans.example"))
+    yield app
+    app.extensions["pbem"].engine.dispose()
+
+
+@pytest.fixture
+def pctx(push_app: Any) -> Any:
+    return push_app.extensions["pbem"]
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     import redis

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+from . import vapid
+
 DEV_SECRET_KEY = "dev-only-secret-change-me"
 MIN_SECRET_KEY_LENGTH = 32
 #: The shortest PBEM_METRICS_TOKEN a public service accepts.
@@ -130,6 +132,13 @@ DEFAULTS: dict[str, Any] = {
     "NUDGE_AFTER_HOURS": 24.0,
     # Boards drawn as PNG for download, per client IP (drawing one costs work).
     "LIMIT_BOARD_PNG": "20 per minute; 200 per day",
+    # Web Push (pbem.core.vapid): the P-256 private key that signs the pushes
+    # (base64url of its 32 bytes, or PEM; `pbem admin vapid` makes one).  Unset:
+    # no push, and the pages do not offer it.
+    "VAPID_PRIVATE_KEY": "",
+    # Who the push services may write to about the pushes (mailto: or https:);
+    # unset: mailto: the address of PBEM_MAIL_FROM.
+    "VAPID_SUBJECT": "",
 }
 
 #: The hard player's time box may be at most this long (a worker is busy for it).
@@ -265,6 +274,9 @@ def check_safe(config: Mapping[str, Any]) -> None:
     log_format = config.get("LOG_FORMAT", "text")
     if log_format not in LOG_FORMATS:
         raise UnsafeConfig(f"PBEM_LOG_FORMAT={log_format!r}: expected one of {', '.join(LOG_FORMATS)}")
+    wrong = vapid.problem(config)
+    if wrong:
+        raise UnsafeConfig(wrong)
     if config.get("DEMO"):
         demo_base = str(config.get("BASE_URL") or "")
         if demo_base and not is_loopback(demo_base):
@@ -312,7 +324,8 @@ def check_safe(config: Mapping[str, Any]) -> None:
                            "anyone could read /metrics; set it, and give it to your scraper as its bearer token")
     local_hooks = [h.strip() for h in str(config.get("WEBHOOK_ALLOW") or "").split(",")
                    if h.strip() and _local_webhook_host(h)]
-    if local_hooks and not config.get("TESTING"):
+    # A private setup (a loopback base URL: nothing is public) may post to this machine.
+    if local_hooks and not config.get("TESTING") and not local:
         # An allowed host is exempt from the public-address check: any player could post into this network.
         raise UnsafeConfig(f"PBEM_WEBHOOK_ALLOW names {', '.join(local_hooks)}: webhooks to this machine or a "
                            "private network are only for the demo and the tests (name public hosts only)")

@@ -51,6 +51,19 @@ class MailChoice(StrEnum):
     NONE = "none"
 
 
+class PushMode(StrEnum):
+    """How a seat with a push subscription learns of its turn (``Seat.push_mode``;
+    ``pbem.games.push_turn``).  Without a live subscription every mode is mail."""
+
+    #: The turn mail as always, and the push beside it.
+    MAIL = "mail"
+    #: The push at once; the turn mail only if the seat page was not opened
+    #: within ``Seat.push_minutes``.
+    PUSH_FIRST = "push-first"
+    #: The push only (reminders and the result still go by mail).
+    PUSH_ONLY = "push-only"
+
+
 class OutboxStatus(StrEnum):
     """pending -> sent | skipped (no longer true when its turn came) | failed"""
 
@@ -230,6 +243,10 @@ class Seat(SQLModel, table=True):
     #: heartbeat, a POST: never a GET of the link, which mail scanners open).
     #: A turn mail waits while they are (``pbem.table.watching.present_until``).
     seen_at: datetime | None = Field(default=None, sa_column=_when())
+    #: Turn mail beside a push, after it, or none (``PushMode``), and how many
+    #: minutes "push first" waits for the page to be opened before the mail goes.
+    push_mode: PushMode = Field(default=PushMode.MAIL, sa_type=Named(PushMode, 12))
+    push_minutes: int = Field(default=30)
 
 
 class MoveRecord(SQLModel, table=True):

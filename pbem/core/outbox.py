@@ -40,6 +40,9 @@ class OutboxKind(StrEnum):
     UNREACHABLE = "unreachable"
     #: A post to a game's webhook (recipient ``webhook:ID``): not a mail.
     WEBHOOK = "webhook"
+    #: A Web Push to a seat's browser (recipient ``push:SEAT_ID``): not a mail
+    #: either (:mod:`pbem.mail.push_posts`).
+    PUSH = "push"
     #: "We switched your webhook off".
     WEBHOOK_OFF = "webhook-off"
     #: "The operator cancelled this game" (pbem admin cancel).
@@ -68,8 +71,8 @@ def _insert(dialect: str) -> Any:
 
 class Outgoing(list[int | None]):
     """The ids of a change's new outbox rows, for the relay after the commit,
-    knowing which of them are webhook posts (``posts``), which the relay would
-    otherwise look up to hand them to their own queue."""
+    knowing which of them are posts over HTTP, a webhook's or a push (``posts``),
+    which the relay would otherwise look up to hand them to their own queue."""
 
     def __init__(self, ids: Iterable[int | None] = (), posts: Iterable[int | None] = ()) -> None:
         super().__init__(ids)

@@ -1,5 +1,5 @@
-"""What a new position sets going: its deadline, the turn or game-over mail and the
-webhook posts, and the computer's turn (handed on after the commit)."""
+"""What a new position sets going: its deadline, the turn or game-over mail, the
+push and the webhook posts, and the computer's turn (handed on after the commit)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from sqlmodel import Session
 from .. import rules
 from ..core.context import Context
 from ..core.db import as_utc
-from ..core import events
 from ..core.events import Event
-from ..core.models import Game, GameStatus, MailChoice, Seat
+from ..core.models import Game, GameStatus, Seat
 from ..core.outbox import Outgoing, OutboxKind, insert_row, row_values
-from . import clocks, webhook_events
+from . import clocks, push_turn, webhook_events
 
 
 #: If no worker has moved for the computer this long after its pause, the
@@ -93,13 +92,17 @@ def turn_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], pos
 
 
 def written(session: Session, planned: list[dict[str, Any]]) -> Outgoing:
-    """Write planned rows; their ids, knowing which are webhook posts."""
+    """Write planned rows; their ids, knowing which are posts (webhooks', pushes)."""
     ids = [insert_row(session, values) for values in planned]
     return outgoing(planned, ids)
 
 
 def outgoing(planned: list[dict[str, Any]], ids: Sequence[int | None]) -> Outgoing:
-    return Outgoing(ids, (i for i, values in zip(ids, planned) if values["kind"] == OutboxKind.WEBHOOK))
+    # Webhook posts and pushes are HTTP posts: the relay hands them to their own queue.
+    return Outgoing(ids, (i for i, values in zip(ids, planned) if values["kind"] in _POSTS))
+
+
+_POSTS = (OutboxKind.WEBHOOK, OutboxKind.PUSH)
 
 
 def planned_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], position: rules.Game,
@@ -115,11 +118,10 @@ def planned_mail(ctx: Context, session: Session, game: Game, seats: list[Seat], 
                                    base_url=ctx.base_url, now=now, game_id=game.id)
                         for s in seats if s.bot is None and s.email]
     seat = seats[turn]
-    if seat.mail != MailChoice.EVERY or seat.bot is not None or not seat.email:
+    if seat.bot is not None:
         return posts
-    return posts + [row_values(kind=OutboxKind.TURN, event=events.key(Event.PLY, position.ply),
-                               recipient=seat.email, seat_id=seat.id, base_url=ctx.base_url, now=now,
-                               game_id=game.id)]
+    # The push, the turn mail, or both (the seat's push mode).
+    return posts + push_turn.planned_notices(session, game, seat, position.ply, base_url=ctx.base_url, now=now)
 
 
 def computer_turn(game: Game, seats: Sequence[Seat]) -> tuple[int, int] | None:

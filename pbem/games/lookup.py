@@ -13,6 +13,7 @@ from ..core import errors, tokens
 from ..core.models import Game, Seat
 from ..core.premove_tables import SET_LISTS, has_list
 from ..words import N_
+from .push_turn import PUSH_SEATS, has_subscription
 from .webhook_events import LIVE_WEBHOOKS, has_live_webhooks
 
 
@@ -24,9 +25,11 @@ def _refuse_seat_token() -> NoReturn:
 # the game and one for its seats.  Built once; the filters below pick the game.
 _SEATS_WITH_GAME = select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position))
 # Every request that carries a seat token starts with this one: the token's game,
-# whether it has live webhooks, and which seats have pre-moves set (so that a
-# move need not ask again).
-_SEATS_OF_TOKEN = select(Seat, Game, has_live_webhooks(), has_list()).join(
+# whether it has live webhooks, which seats have pre-moves set and which have a
+# push subscription (so that a move need not ask again).  SQLModel's select is
+# typed for at most four columns; it takes any number.
+_SEATS_OF_TOKEN = select(Seat, Game, has_live_webhooks(), has_list(),  # type: ignore[call-overload]
+                         has_subscription()).join(
     Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position)).where(
     col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest")).scalar_subquery())
 _SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
@@ -38,13 +41,14 @@ def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Sea
         _refuse_seat_token()
     digest = tokens.digest(str(token))
     rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()
-    seat = next((s for s, _, _, _ in rows if s.token_hash == digest), None)
+    seat = next((r[0] for r in rows if r[0].token_hash == digest), None)
     if seat is None:
         _refuse_seat_token()
     game = rows[0][1]
     session.info.setdefault(LIVE_WEBHOOKS, {})[game.id] = bool(rows[0][2])
-    session.info.setdefault(SET_LISTS, {}).update({s.id: bool(listed) for s, _, _, listed in rows})
-    return seat, game, [s for s, _, _, _ in rows]
+    session.info.setdefault(SET_LISTS, {}).update({r[0].id: bool(r[3]) for r in rows})
+    session.info.setdefault(PUSH_SEATS, {})[game.id] = {r[0].id for r in rows if r[4]}
+    return seat, game, [r[0] for r in rows]
 
 
 def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:

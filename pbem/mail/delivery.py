@@ -21,13 +21,14 @@ from ..core.config import DEFAULTS
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..core import metrics
-from ..table import webhooks
+from ..table import push, webhooks
 from ..core.models import DeliveryOutcome, Outbox, OutboxStatus, table_of
 from ..core.outbox import OutboxKind
 from ..core.queries import about_game
-from . import webhook_http
+from . import push_http, webhook_http
 from .compose import Postponed, compose
 from .transport import PermanentFailure, Transport
+from .push_posts import PushPost, compose_push
 from .webhook_posts import Post, compose_post
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
     leased = False
     # A webhook's row is a post (pbem.mail.webhook_posts), sent over HTTP.
     post: Post | None = None
+    # A push's row is a post too (pbem.mail.push_posts), to a browser's push service.
+    pushed: PushPost | None = None
     most = MAX_ATTEMPTS
     try:
         with session_scope(ctx.engine) as session:
@@ -114,6 +117,9 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
                 most = WEBHOOK_MAX_ATTEMPTS
                 post = compose_post(ctx, session, row)
                 message = None
+            elif row.kind == OutboxKind.PUSH:
+                pushed = compose_push(ctx, session, row)
+                message = None
             else:
                 try:
                     message = compose(ctx, session, row)
@@ -122,12 +128,14 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
                     _mark(session.connection(), outbox_id, next_attempt_at=later.until,
                           attempts=_OUTBOX.c.attempts - 1)
                     return DeliveryOutcome.POSTPONED
-            if message is None and post is None:
+            if message is None and post is None and pushed is None:
                 _mark(session.connection(), outbox_id, status=OutboxStatus.SKIPPED)
                 return DeliveryOutcome.SKIPPED
         leased = True
         if post is not None:
             webhook_http.send(post, ctx.config)
+        elif pushed is not None:
+            push_http.send(pushed, ctx.config)
         else:
             assert message is not None
             # A mail with a reply address is kept as a fingerprint of what it
@@ -143,6 +151,9 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
         if post is not None:
             # The setter is told a category only, never what the receiver said.
             webhooks.failed(ctx, post.webhook_id, webhook_http.category(e))
+        if pushed is not None and isinstance(e, push_http.PushGone):
+            # The browser withdrew it, or it expired: forget it (the mail takes over).
+            push.gone(ctx, pushed.seat_id, pushed.endpoint)
         return DeliveryOutcome.FAILED
     except Exception as e:  # noqa: BLE001 - any other failure is worth another try
         if attempts is None:

@@ -6,8 +6,8 @@ its templates need beyond the reader's view of the game.
 :func:`pbem.mail.compose.compose` builds every mail through its record, so a new
 kind is an :class:`~pbem.core.outbox.OutboxKind`, a record here and its pair of
 templates, ``templates/mail/KIND.txt`` (the first line is the subject) and
-``KIND.html``.  The one kind that is no mail, ``webhook``, is a post
-(:mod:`pbem.mail.webhook_posts`) and has no record."""
+``KIND.html``.  The kinds that are no mail, ``webhook`` and ``push``, are posts
+(:mod:`pbem.mail.webhook_posts`, :mod:`pbem.mail.push_posts`) and have no record."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from ..core import events, links
 from ..core.context import Context
 from ..core.db import as_utc
 from ..core.events import Event
-from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox, Seat, TableMessage, Webhook,
-                           table_of)
+from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox, PushMode, Seat, TableMessage,
+                           Webhook, table_of)
 from ..core.outbox import OutboxKind
 from ..core.queries import digest_news
 from ..games import lobby
@@ -193,7 +193,8 @@ class TurnMail(GameMail):
 
     def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
         return (game.status == GameStatus.ACTIVE and row.event == events.key(Event.PLY, game.ply)
-                and game.turn_seat == seat.position and seat.mail == MailChoice.EVERY)
+                and game.turn_seat == seat.position and seat.mail == MailChoice.EVERY
+                and not _seen_after_push(row, seat))
 
     def reply_ply(self, m: Mailing) -> int | None:
         return event_ply(m.row.event)
@@ -440,6 +441,14 @@ def event_id(event: str) -> int:
     """The id in an event key such as ``inbound:12`` (-1 for none)."""
     found = events.id_of(event)
     return -1 if found is None else found
+
+
+def _seen_after_push(row: Outbox, seat: Seat) -> bool:
+    """"Push first" (``pbem.games.push_turn``): the turn mail waited, and the seat
+    page said its player was there since the turn began, so they know."""
+    seen, began = as_utc(seat.seen_at), as_utc(row.created_at)
+    return (seat.push_mode == PushMode.PUSH_FIRST and seen is not None and began is not None
+            and seen >= began)
 
 
 def _login_of(ctx: Context, session: Session, row: Outbox) -> Login | None:

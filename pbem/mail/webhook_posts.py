@@ -57,12 +57,12 @@ class Post:
 # Asked by the relay after every move, and it mostly finds none.  Built once (as
 # pbem.games.lookup's statements are).
 _WEBHOOK_ROWS = select(Outbox.id).where(col(Outbox.id).in_(bindparam("ids", expanding=True)),
-                                        Outbox.kind == OutboxKind.WEBHOOK)
+                                        col(Outbox.kind).in_([OutboxKind.WEBHOOK, OutboxKind.PUSH]))
 
 
 def webhook_rows(ctx: Context, ids: list[int]) -> list[int]:
-    """Which of these outbox rows are webhook posts (for the relay, which sends
-    them to a queue of their own)."""
+    """Which of these outbox rows are posts over HTTP, a webhook's or a push
+    (for the relay, which sends them to a queue of their own)."""
     if not ids:
         return []
     with session_scope(ctx.engine) as session:

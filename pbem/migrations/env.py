@@ -10,6 +10,7 @@ import pbem.core.daily_tables
 import pbem.core.lobby_tables
 import pbem.core.people_tables  # noqa: F401 - profiles, blocks, reports (issue 30)
 import pbem.core.vacation_tables
+import pbem.core.push_tables  # noqa: F401
 from sqlmodel import SQLModel
 
 config = context.config

@@ -14,6 +14,7 @@ import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
+from ..core import vapid
 from ..core.config import UnsafeConfig, check_safe, load_config
 from ..core.errors import ServiceError
 
@@ -92,6 +93,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "'pbem admin game GAME' shows the game's seats.")
     p.add_argument("--limit", type=int, default=100, help="at most this many (default 100)")
 
+    sub.add_parser("vapid", help="make a new VAPID key for Web Push (prints it; changes nothing)",
+                   description="Make a new P-256 key pair for Web Push and print the private key as "
+                               "PBEM_VAPID_PRIVATE_KEY takes it (base64url of its 32 bytes), and the public key "
+                               "browsers subscribe with. Keep the private key secret; replacing it later "
+                               "orphans every subscription (players turn notifications on again).")
     sub.add_parser("check", help="read the configuration and try the database, broker and SMTP server",
                    description="Read the configuration (the checks every process makes at start), then try the "
                                "database (and whether its schema is the newest), the broker and the SMTP "
@@ -104,6 +110,8 @@ def run(args: argparse.Namespace, make_context: Callable[[], Context], out: Text
     out = out or sys.stdout
     if args.admin_command == "check":
         return check(out)
+    if args.admin_command == "vapid":
+        return new_vapid_key(out)
     handler: Callable[[argparse.Namespace, Context, TextIO], int] = {
         "games": _games, "game": _game, "outbox": _outbox, "resend": _resend, "cancel": _cancel,
         "extend": _extend, "forget": _forget, "reports": _reports,
@@ -116,6 +124,14 @@ def run(args: argparse.Namespace, make_context: Callable[[], Context], out: Text
         return 1
     finally:
         ctx.engine.dispose()
+
+
+def new_vapid_key(out: TextIO) -> int:
+    """``pbem admin vapid``: a new key, printed (nothing is stored)."""
+    key = vapid.new_key()
+    print(f"PBEM_VAPID_PRIVATE_KEY={vapid.raw_private(key)}", file=out)
+    print(f"# public key (GET /api/v1/push/key gives it): {vapid.public_key(key)}", file=out)
+    return 0
 
 
 def _when(value: datetime | None) -> str:

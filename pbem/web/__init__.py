@@ -24,8 +24,9 @@ from . import catcher, lobby_api, webhook_pages
 from . import api_premoves, premove_pages
 from . import seat_extras_api, seat_extras_pages
 from . import calendar as calendars
+from . import push_api
 # The pages' views, by area: each adds its own to ``pages.bp``.
-from . import dashboard_pages, home, lobby_pages, seat_pages, signin_pages  # noqa: F401
+from . import dashboard_pages, home, lobby_pages, push_pages, seat_pages, signin_pages  # noqa: F401
 from . import people_api  # strangers, safely: blocks, reports (API)
 from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
 from . import practice_pages  # noqa: F401
@@ -84,6 +85,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(seat_extras_pages.bp)
     calendars.init_app(app)
     app.register_blueprint(dashboard_pages.unsubscribing)
+    app.register_blueprint(push_api.bp)
     if settings["MAILBOX"]:
         app.register_blueprint(mailbox.bp)
         # The demo game's webhook lands here: it exists only where the mailbox does.

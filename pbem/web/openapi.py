@@ -34,6 +34,7 @@ from ..words.language import DEFAULT_TIME_ZONE, LANGUAGES, time_zones
 from . import openapi_calendar
 from . import openapi_people
 from .openapi_blocks import (SEAT, BAD_JSON, BAD_QUERY, GAME_ID, GAME_STATUSES, NO_SEAT, ONLY_BAD_TEXT, RATE_LIMITED, RULES_CODES, TOO_LARGE, UNSTORABLE, address_patterns, body, game_id, header, invalid, json_answer, name_patterns, ref, refused)
+from . import openapi_push
 
 
 def _schemas() -> dict[str, Any]:
@@ -348,7 +349,7 @@ class Area(Protocol):
 
 #: The areas that describe their own routes, beside the ones below (add one per module).
 AREAS: tuple[Area, ...] = (openapi_premoves, openapi_seat_extras, openapi_calendar, openapi_lobby, openapi_people,
-                           openapi_practice)
+                           openapi_practice, openapi_push)
 
 
 def _document() -> dict[str, Any]:

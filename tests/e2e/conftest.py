@@ -15,12 +15,15 @@ from werkzeug.serving import make_server
 from pbem.core.db import upgrade
 from tests.support.browser import ARGS
 from tests.support.config import app_config, unavailable
+from tests.support.push import vapid_key
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The real app on 127.0.0.1 and a free port, on a fresh SQLite database
-    (one per test module: each test makes the games it needs), with the mailbox on."""
+    (one per test module: each test makes the games it needs), with the mailbox
+    on, and Web Push on (a VAPID key; push services allowed on 127.0.0.1, where
+    the push tests' receiver stands for one), so the pages show its section."""
     from pbem.web import create_app
 
     url = f"sqlite:///{tmp_path_factory.mktemp('e2e') / 'e2e.sqlite3'}"
@@ -32,7 +35,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     server = make_server("127.0.0.1", 0, dispatch, threaded=True)
     base = f"http://127.0.0.1:{server.server_port}"
-    app = create_app(app_config(url, BASE_URL=base, MAILBOX=True))
+    app = create_app(app_config(url, BASE_URL=base, MAILBOX=True, VAPID_PRIVATE_KEY=vapid_key(),
+                                WEBHOOK_ALLOW="127.0.0.1"))
     holder["app"] = app
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -21,8 +21,8 @@ VALUES = frozenset(OutboxKind)
 
 
 def test_every_mail_kind_has_its_record_and_templates() -> None:
-    # A webhook's row is a post (pbem.mail.webhook_posts), not a mail.
-    assert set(kinds.RECORDS) == set(OutboxKind) - {OutboxKind.WEBHOOK}
+    # A webhook's row and a push's are posts (pbem.mail.webhook_posts, push_posts), not mail.
+    assert set(kinds.RECORDS) == set(OutboxKind) - {OutboxKind.WEBHOOK, OutboxKind.PUSH}
     for kind, record in kinds.RECORDS.items():
         assert record.kind == kind
         assert kinds.record_of(str(kind)) is record
@@ -30,6 +30,8 @@ def test_every_mail_kind_has_its_record_and_templates() -> None:
         assert (messages.TEMPLATES / f"{kind}.html").is_file(), kind
     with pytest.raises(KeyError):
         kinds.record_of("webhook")
+    with pytest.raises(KeyError):
+        kinds.record_of("push")
 
 
 def test_the_inbound_side_finds_the_tokens_the_records_carry() -> None:

@@ -15,7 +15,7 @@ from pbem.rules.record import replay
 from tests.support.games import PLAYERS, db_id, new_game, play, to_move
 from tests.support.messages import caught
 from pbem import games
-from pbem.games import announcing, moves
+from pbem.games import announcing, moves, push_turn
 
 
 def _snapshot(ctx, game_id):
@@ -136,6 +136,7 @@ def test_a_request_that_dies_midway_stores_nothing(ctx, monkeypatch, where):
     # PostgreSQL writes all three at once after it), or after every write.
     if where == "turn mail":
         monkeypatch.setattr(announcing, "row_values", die)
+        monkeypatch.setattr(push_turn, "row_values", die)  # the turn's own rows (push, mail) are decided there
     else:
         monkeypatch.setattr(moves, "game_view", die)
     with pytest.raises(RuntimeError):

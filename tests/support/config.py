@@ -22,7 +22,7 @@ REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
 TABLES = ["vacation_bank", "talk_report", "block", "profile", "lobby_seat", "lobby_table", "nudge", "seat_note", "caught_mail", "daily_mail",
-          "calendar_feed", "webhook", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
+          "calendar_feed", "webhook", "push_subscription", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
           "game", "suppression", "rating"]
 
 

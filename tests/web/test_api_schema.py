@@ -39,8 +39,8 @@ from schemathesis.specs.openapi.checks import (
 from pbem.core import errors
 from tests.support.config import app_config
 from tests.support.games import new_game, play, seat_tokens
-from tests.support.games import new_game, play
 from pbem.table import talk
+from tests.support.push import Browser, vapid_key
 from pbem import games
 
 # Valid and invalid data for each operation, bounded so that the file runs in seconds.
@@ -81,6 +81,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 # refused (409 computer-seat), as is handing over a player who is not away.
 [[operations]]
 include-name = "POST /seat/computer"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
+# A push subscription is taken only with a P-256 point for its key and an
+# endpoint that resolves to an allowed address (422 otherwise; 409 for a game over).
+[[operations]]
+include-name = "POST /seat/push"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 
 # Whether a webhook's address is taken depends on where its name resolves (422
@@ -191,8 +197,10 @@ def world(sqlite_url: str) -> Iterator[World]:
 
     # Limits high enough that valid data is never refused for its number; the
     # document still says what a client that floods gets (429, Retry-After).
+    # Push is on (a VAPID key), its subscriptions' endpoints may be this machine.
     app = create_app(app_config(sqlite_url, LIMIT_NEW_GAMES="10000 per minute", LIMIT_INVITES="10000 per day",
-                                LIMIT_JOINS="10000 per day", LIMIT_JOINS_IP="10000 per day"))
+                                LIMIT_JOINS="10000 per day", LIMIT_JOINS_IP="10000 per day",
+                                VAPID_PRIVATE_KEY=vapid_key(), WEBHOOK_ALLOW="127.0.0.1"))
     ctx = app.extensions["pbem"]
     invited_id, invited = new_game(ctx, start=False)
     # A lobby table with three open seats, confirmed: the lobby's operations find it.
@@ -231,6 +239,9 @@ def _prepare(case: Any, world: World, *, game_ids: bool = True) -> None:
         case.path_parameters["message_id"] = world.messages[turn % len(world.messages)]
     elif case.operation.path == "/seat/block" and isinstance(case.body, dict) and "message" in case.body:
         case.body = {"message": world.messages[turn % len(world.messages)]}
+    elif case.operation.path == "/seat/push" and case.method.upper() == "POST" and isinstance(case.body, dict):
+        # A real browser's subscription: random keys are no points of the curve.
+        case.body = Browser("https://127.0.0.1:8443/push").subscription()
     elif case.operation.path == "/seat/moves" and isinstance(case.body, dict):
         _, view = world.to_move()
         if view["legal_moves"]:

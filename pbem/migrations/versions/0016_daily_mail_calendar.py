@@ -1,7 +1,7 @@
 """a person's daily mail and private calendar feeds (issue 31)
 
 Revision ID: 0016
-Revises: 0014
+Revises: 0015
 Create Date: 2026-12-04 16:50:00
 """
 from alembic import op
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 
 revision = '0016'
-down_revision = '0014'
+down_revision = '0015'
 branch_labels = None
 depends_on = None
 
