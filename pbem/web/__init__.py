@@ -18,7 +18,7 @@ from ..core.logs import configure as configure_logging
 from ..drawing.style import CSS_ROOT, LOOK
 from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
-from . import catcher, lobby_api, webhook_pages
+from . import catcher, lobby_api, match_api, webhook_pages
 from . import api_premoves, premove_pages
 from . import seat_extras_api, seat_extras_pages
 from . import calendar as calendars
@@ -67,6 +67,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_premoves.bp)
     app.register_blueprint(premove_pages.bp)
     app.register_blueprint(lobby_api.bp)
+    app.register_blueprint(match_api.bp)
     app.register_blueprint(people_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(unsubscribe.bp)
