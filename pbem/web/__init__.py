@@ -23,7 +23,7 @@ from . import api_premoves, premove_pages
 from . import seat_extras_api, seat_extras_pages
 from . import calendar as calendars
 # The pages' views, by area: each adds its own to ``pages.bp``.
-from . import dashboard_pages, home, lobby_pages, seat_pages, signin_pages  # noqa: F401
+from . import dashboard_pages, home, lobby_pages, match_pages, seat_pages, signin_pages  # noqa: F401
 from . import people_api  # strangers, safely: blocks, reports (API)
 from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
 from .limits import Limits

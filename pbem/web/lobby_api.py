@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, jsonify, request
+from werkzeug.routing import BaseConverter
 
 from ..core.app_context import context
 from .. import games
@@ -13,6 +14,17 @@ from .api import _json_body
 from .limits import limits
 
 bp = Blueprint("lobby_api", __name__, url_prefix="/api/v1")
+
+
+class TableId(BaseConverter):
+    """A table's id: any segment but ``quick``, whose path (``POST /lobby/quick``,
+    :mod:`.match_api`) would otherwise also answer GET as a table."""
+
+    regex = r"(?!quick$)[^/]+"
+
+
+# Before the rules below are added (a blueprint records them in order).
+bp.record_once(lambda state: state.app.url_map.converters.__setitem__("table", TableId))
 
 
 @bp.get("/lobby")
@@ -25,12 +37,12 @@ def lobby() -> Any:
     return jsonify({"tables": found, "page": page, "more": more})
 
 
-@bp.get("/lobby/<table_id>")
+@bp.get("/lobby/<table:table_id>")
 def table(table_id: str) -> Any:
     return jsonify(games.lobby.table(context(), table_id))
 
 
-@bp.post("/lobby/<table_id>/join")
+@bp.post("/lobby/<table:table_id>/join")
 def join(table_id: str) -> Any:
     """Hold an open seat and mail its invitation: ``{"name", "email", "language"?, "time_zone"?}``."""
     limits().per_ip("LIMIT_JOINS_IP")

@@ -77,6 +77,23 @@ def schemas() -> dict[str, Any]:
             "time_zone": {"type": ["string", "null"], "enum": [*time_zones(), DEFAULT_TIME_ZONE, None]}}},
         "Joined": {"type": "object", "required": ["id", "mailed"], "additionalProperties": False, "properties": {
             "id": {"type": "string", "pattern": GAME_ID}, "mailed": {"const": True}}},
+        "QuickMatch": {"type": "object", "required": ["name", "email", "players"], "properties": {
+            "name": {"type": "string", "pattern": name, "not": {"pattern": name_refused},
+                     "description": f"your display name: 1 to {MAX_NAME} characters, as at the start form"},
+            "email": {"type": "string", "pattern": address, "not": {"pattern": address_refused},
+                      "description": f"your address (at most {MAX_ADDRESS} characters): the confirmation goes "
+                                     "there, and nobody else ever sees it"},
+            "players": {"type": "array", "minItems": 1, "maxItems": MAX_PLAYERS,
+                        "items": {"type": "integer", "minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS},
+                        "description": "the player counts you accept, e.g. [3, 4]"},
+            "turn_hours": {"type": "integer", "minimum": 1, "maximum": MAX_TURN_HOURS,
+                           "description": "the turn time you want (default: the service's); only people who "
+                                          "want the same are seated together"},
+            "language": {"type": ["string", "null"], "enum": [*LANGUAGES, None],
+                         "description": "your language: people of the same language are seated together first"},
+            "time_zone": {"type": ["string", "null"], "enum": [*time_zones(), DEFAULT_TIME_ZONE, None]}}},
+        "QuickMatchAsked": {"type": "object", "required": ["mailed"], "additionalProperties": False,
+                            "properties": {"mailed": {"const": True}}},
     }
 
 
@@ -127,6 +144,28 @@ def paths() -> dict[str, Any]:
                                "(`cannot-invite`, not saying why).", "invalid-name", "invalid-email",
                                "invalid-language", "invalid-time-zone", "cannot-invite"),
                 "429": refused("Too many joins from this client or to this address: try again after "
+                               "`Retry-After` seconds.", "rate-limited",
+                               **{"Retry-After": {"description": "seconds to wait", "required": True,
+                                                  "schema": {"type": "integer", "minimum": 1}}}),
+            }}},
+        "/lobby/quick": {"post": {
+            "operationId": "quickMatch",
+            "summary": "wait for a table of strangers: a confirmation is mailed whose link (the seat page, or "
+                       "POST /seat/accept with its token) confirms; you are then seated at once at a lobby table "
+                       "that fits or with people waiting, or as soon as enough are, and the same link shows the game",
+            "requestBody": body(ref("QuickMatch")),
+            "responses": {
+                "202": json_answer(ref("QuickMatchAsked"), "The confirmation is on its way."),
+                "400": BAD_JSON, "413": TOO_LARGE,
+                "409": refused("Your address waits for a quick match already (`already-waiting`), or it holds "
+                               "three joins and requests not yet accepted (`too-many-joins`).", "already-waiting",
+                               "too-many-joins"),
+                "422": invalid("The name, the address, the player counts, the turn time or the language is not "
+                               "acceptable, as at the start form; or the address cannot be invited "
+                               "(`cannot-invite`, not saying why).", "invalid-name", "invalid-email",
+                               "invalid-players", "invalid-turn-hours", "invalid-language", "invalid-time-zone",
+                               "cannot-invite"),
+                "429": refused("Too many requests from this client or to this address: try again after "
                                "`Retry-After` seconds.", "rate-limited",
                                **{"Retry-After": {"description": "seconds to wait", "required": True,
                                                   "schema": {"type": "integer", "minimum": 1}}}),

@@ -108,6 +108,12 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 include-name = "POST /lobby/{{id}}/join"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 
+# Quick match: one request waits per address (409 already-waiting), and an address
+# holds three unconfirmed joins and requests (409 too-many-joins).
+[[operations]]
+include-name = "POST /lobby/quick"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
 # Blocking: a seat the document allows may not be in this game (422
 # invalid-seat) or be the caller's own (409 own-seat).
 [[operations]]
