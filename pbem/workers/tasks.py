@@ -28,6 +28,7 @@ from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
 from ..core.app_context import context
 from ..core.models import DeliveryOutcome
 from ..core.outbox import posts_among
+from .. import games
 from ..inbound import handling
 from ..mail import delivery
 from ..mail.transport import transport_for
@@ -156,8 +157,11 @@ def daily_mail() -> int:
 
 @_task(name="pbem.clock.prune", ignore_result=True, soft_time_limit=600, time_limit=660)
 def prune() -> dict[str, int]:
-    """Retention: expire games nobody accepted, delete old sign-ins and mail."""
-    return clock.prune(context())
+    """Retention: expire games nobody accepted, delete old sign-ins and mail;
+    then quick match seats whoever waits and can be seated now (a table opened
+    since they confirmed; matching at confirmation time does the rest)."""
+    ctx = context()
+    return {**clock.prune(ctx), "quick_match_seated": games.quick_match.retry(ctx)}
 
 
 @_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)

@@ -132,3 +132,34 @@ def test_unconfirmed_requests_count_toward_the_cap(ctx: Any) -> None:
     with pytest.raises(errors.Conflict) as e:
         games.lobby.join(ctx, table, Joiner("Zed", "zed@example.org"))
     assert e.value.code == "too-many-joins"
+
+
+def test_the_clock_seats_a_waiting_person_at_a_table_opened_since(ctx: Any) -> None:
+    token = ask(ctx, "Bea", players=(2,))
+    assert games.accept(ctx, token)["status"] == "waiting"
+    entries = [{"name": "Ola", "email": "ola@example.org"}, {"open": True}]
+    table = games.start_game(ctx, games.parse_players(entries), 24)
+    games.accept(ctx, seat_tokens(ctx, table)[0])
+    assert games.quick_match.retry(ctx) == 1
+    assert games.quick_match.retry(ctx) == 0
+    with session_scope(ctx.engine) as session:
+        assert games.seat_and_game(session, token)[1].public_id == table
+
+
+def test_a_wait_expires_like_an_invitation(ctx: Any) -> None:
+    from pbem.workers import clock
+    from tests.support.clock import frozen_clock
+
+    clock_ = frozen_clock(ctx)
+    token = ask(ctx, "Bea")
+    games.accept(ctx, token)
+    clock_.advance(days=int(ctx.config["INVITE_DAYS"]) + 1)
+    clock.prune(ctx)
+    with session_scope(ctx.engine) as session:
+        assert games.seat_and_game(session, token)[1].status == GameStatus.EXPIRED
+    # Bea may ask again; Cy waits alone (Bea's expired wait seats nobody).
+    games.accept(ctx, ask(ctx, "Bea", players=(2,)))
+    assert games.quick_match.retry(ctx) == 0
+    assert games.accept(ctx, ask(ctx, "Cy", players=(2,)))["status"] in ("active", "waiting")
+    with session_scope(ctx.engine) as session:
+        assert len(session.exec(select(MatchRequest).where(col(MatchRequest.seated_at).is_not(None))).all()) == 2
