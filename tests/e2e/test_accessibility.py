@@ -199,6 +199,15 @@ def test_the_lobby_and_its_join_form(audit: Audit, live: Any, language: str) -> 
     submit(page, f"#table-{table} button[type=submit]")
     assert page.locator("#join-error").is_visible()
     audit.check(page, f"{language} lobby: a refused join")
+    page = audit.visit("/lobby", f"{language} lobby again")
+    page.locator("#quick-name").fill("Zed")
+    page.locator("#quick-email").fill("nope")
+    submit(page, "#quick button[type=submit]")
+    assert page.locator("#quick-error").is_visible()
+    audit.check(page, f"{language} lobby: a refused quick match")
+    page.locator("#quick-email").fill(f"zed.{language}@example.org")
+    submit(page, "#quick button[type=submit]")
+    audit.check(page, f"{language} quick match: check your email")
     audit.assert_clean()
 
 
