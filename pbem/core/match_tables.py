@@ -42,3 +42,21 @@ class MatchRequest(SQLModel, table=True):
 
     def counts(self) -> list[int]:
         return [int(n) for n in self.players.split(",") if n]
+
+
+class SubstituteOffer(SQLModel, table=True):
+    """A volunteer's offer to take over an away seat (``pbem.games.substitutes``):
+    like a quick-match request, the volunteer's link is the one seat of a holding
+    game that never starts; accepting it moves that link into the away seat."""
+
+    __tablename__ = "substitute_offer"
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The away seat and its game.
+    seat_id: int = Field(foreign_key="seat.id", index=True)
+    game_id: int = Field(foreign_key="game.id")
+    #: The holding game and its seat (the volunteer's until they accept).
+    holding_game_id: int = Field(foreign_key="game.id", unique=True)
+    holding_seat_id: int = Field(foreign_key="seat.id", unique=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
+    taken_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))

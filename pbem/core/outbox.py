@@ -52,6 +52,9 @@ class OutboxKind(StrEnum):
     TABLE_INVITE = "table-invite"
     #: "Confirm your quick match": the request's seat link (``pbem.games.quick_match``).
     MATCH_CONFIRM = "match-confirm"
+    #: A volunteer's invitation to take over an away seat, and "your seat passed to a substitute".
+    SUBSTITUTE_INVITE = "substitute"
+    SUBSTITUTED = "substituted"
 
 
 #: Every kind's value (a row read back holds a plain string).

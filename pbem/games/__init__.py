@@ -24,7 +24,7 @@ from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link,
 from .starting import COMPUTER_NAMES, LEVELS, MAX_TURN_HOURS, NewPlayer, parse_players, start_game
 # Accepting is accepting an invitation, or confirming a quick-match request.
 from .quick_match import accept
-from . import quick_match
+from . import quick_match, substitutes
 from .views import SeatStatus, export_game, game_view, public_game, seat_view, status_for
 
 __all__ = [
@@ -33,7 +33,7 @@ __all__ = [
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_NOTES", "MAX_TURN_HOURS", "Notes", "NudgeOffer", "NudgeSent",
     "notes", "nudge", "nudge_of", "nudge_offer", "read_notes", "set_notes", "turn_started", "NewPlayer", "SeatStatus",
-    "accept", "Requirements", "lobby", "quick_match", "parse_requirements",
+    "accept", "Requirements", "lobby", "quick_match", "substitutes", "parse_requirements",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
     "game_view", "games_of",
     "hand_to_computer", "hard_moves_spent", "never_mail", "parse_players", "pause_clock", "public_game",

@@ -46,7 +46,7 @@ from ..people.reliability import rating_of
 from ..rules.tables import MAX_PLAYERS, MIN_PLAYERS
 from ..rules.views import SeatView
 from ..words import N_
-from . import lobby
+from . import lobby, substitutes
 from .announcing import computer_turn, hand_on
 from .lookup import seat_and_game
 from .starting import MAX_TURN_HOURS, _start, accept as accept_invitation
@@ -130,11 +130,14 @@ def request(ctx: Context, wish: Wish) -> None:
 
 def accept(ctx: Context, token: object) -> SeatView:
     """Accept an invitation (``games.accept``): a quick-match request's seat is
-    confirmed and seated at once if it can be; any other seat is accepted as always."""
+    confirmed and seated at once if it can be; a volunteer's holding seat takes
+    over the away seat it was offered (:mod:`.substitutes`); any other seat is
+    accepted as always."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
         found = session.exec(select(MatchRequest).where(col(MatchRequest.game_id) == game.id)).first()
+        handled = True
         if found is not None and game.status == GameStatus.INVITED and found.confirmed_at is None:
             found.confirmed_at = seat.accepted_at = now
             found.rating = rating_of(session, seat.email)
@@ -146,9 +149,14 @@ def accept(ctx: Context, token: object) -> SeatView:
                                       .order_by(col(Seat.position))))
             view = game_view(ctx, game, seats, seat)
             computer = computer_turn(game, seats)
+        elif (offer := substitutes.offer_of(session, game)) is not None and game.status == GameStatus.INVITED:
+            # A volunteer takes over an away seat: their link now opens it.
+            outbox, game, seats, seat = substitutes.take(ctx, session, offer, seat, now)
+            view = game_view(ctx, game, seats, seat)
+            computer = computer_turn(game, seats)
         else:
-            found = None
-    if found is None:
+            handled = False
+    if not handled:
         return accept_invitation(ctx, token)
     ctx.relay(outbox)
     hand_on(ctx, computer)

@@ -195,6 +195,43 @@ class MatchConfirmMail(GameMail):
                     never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
 
 
+class SubstituteInviteMail(GameMail):
+    """A volunteer's invitation to take over an away seat (``pbem.games.substitutes``):
+    the link is their holding seat's, which becomes the away seat's on accepting."""
+
+    kind = OutboxKind.SUBSTITUTE_INVITE
+    heeds_mail_setting = False
+    asked_for = True  # they asked for it in the lobby a moment ago
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return game.status == GameStatus.INVITED and seat.accepted_at is None and seat.email == row.recipient
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        offered = games.substitutes.offered_game(m.session, m.game.id or 0)
+        if offered is None:
+            return None
+        game, away = offered
+        _, seats = games.game_and_seats(m.session, game.id)
+        return dict(game=game.public_id, away_name=away.name, ply=game.ply,
+                    strangers=lobby.strangers(m.session, game, seats, away),
+                    never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
+
+
+class SubstitutedMail(GameMail):
+    """"Your seat passed to a substitute", to the away player: the game's public
+    page, never the seat's link (it is the substitute's now)."""
+
+    kind = OutboxKind.SUBSTITUTED
+    heeds_mail_setting = False
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        offered = games.substitutes.offered_game(m.session, m.game.id or 0)
+        if offered is None:
+            return None
+        game, seat = offered
+        return dict(game=game.public_id, substitute=seat.name, link=f"{m.ctx.base_url}/games/{game.public_id}")
+
+
 class TurnMail(GameMail):
     """Your turn (event ``ply:PLY``): sent while it still is, with everything
     needed to decide and a reply address to answer with the move."""
@@ -437,7 +474,7 @@ class DailyListMail:
 #: Every kind of mail by its kind.
 RECORDS: dict[OutboxKind, SignInMail | GameMail | DailyListMail] = {
     record.kind: record for record in (
-        SignInMail(), DailyListMail(), InviteMail(), TableInviteMail(), MatchConfirmMail(), TurnMail(), ReminderMail(), DeadlineMail(),
+        SignInMail(), DailyListMail(), InviteMail(), TableInviteMail(), MatchConfirmMail(), SubstituteInviteMail(), SubstitutedMail(), TurnMail(), ReminderMail(), DeadlineMail(),
         GameOverMail(), CancelledMail(),
         DigestMail(), LinkMail(), ReplyAcceptedMail(), ReplyRefusedMail(), ReplyConfirmMail(), TalkMail(),
         UnreachableMail(), WebhookOffMail(), NudgeMail())}

@@ -34,7 +34,9 @@ def lobby() -> Any:
     where, page = games.lobby.parse_filter(request.args.get("players"), request.args.get("max_turn_hours"),
                                            request.args.get("language"), request.args.get("page"))
     found, more = games.lobby.tables(context(), where, page)
-    return jsonify({"tables": found, "page": page, "more": more})
+    # Away seats offered to substitutes: on the first page, whatever the filters.
+    offered = games.substitutes.substitutes(context()) if page == 1 else []
+    return jsonify({"tables": found, "page": page, "more": more, "substitutes": offered})
 
 
 @bp.get("/lobby/<table:table_id>")

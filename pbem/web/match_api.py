@@ -1,4 +1,5 @@
-"""Quick match's JSON API: asking to be seated with strangers.  Confirming is
+"""Quick match's JSON API: asking to be seated with strangers; and offering to
+take over an away seat (:mod:`pbem.games.substitutes`).  Confirming is
 ``POST /api/v1/seat/accept`` with the mailed link's token.  Described in
 :mod:`.openapi_lobby`."""
 
@@ -25,3 +26,13 @@ def quick() -> Any:
     wish = games.quick_match.parse_wish(_json_body(), int(ctx.config["TURN_HOURS"]))
     games.quick_match.request(ctx, wish)
     return jsonify({"mailed": True}), 202
+
+
+@bp.post("/lobby/<table_id>/substitute")
+def substitute(table_id: str) -> Any:
+    """Take over an away seat of a lobby game: ``{"name", "email", "language"?, "time_zone"?}``
+    → ``202`` and an invitation whose acceptance moves its link into the seat."""
+    limits().per_ip("LIMIT_JOINS_IP")
+    person = games.lobby.parse_joiner(_json_body())
+    public_id = games.substitutes.volunteer(context(), table_id, person)
+    return jsonify({"id": public_id, "mailed": True}), 202

@@ -1,4 +1,4 @@
-"""quick match's pool: a request waits as the seat of a one-seat pool game (issue 30)
+"""quick match's pool and substitute offers: each waits as the seat of a one-seat holding game (issue 30)
 
 Revision ID: 0021
 Revises: 0019
@@ -34,7 +34,20 @@ def upgrade() -> None:
         batch.create_index('ix_match_request_mailbox', ['mailbox'])
         batch.create_index('ix_match_request_turn_hours', ['turn_hours'])
         batch.create_index('ix_match_request_confirmed_at', ['confirmed_at'])
+    op.create_table(
+        'substitute_offer',
+        sa.Column('id', sa.Integer(), primary_key=True),
+        sa.Column('seat_id', sa.Integer(), sa.ForeignKey('seat.id'), nullable=False),
+        sa.Column('game_id', sa.Integer(), sa.ForeignKey('game.id'), nullable=False),
+        sa.Column('holding_game_id', sa.Integer(), sa.ForeignKey('game.id'), nullable=False, unique=True),
+        sa.Column('holding_seat_id', sa.Integer(), sa.ForeignKey('seat.id'), nullable=False, unique=True),
+        sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+        sa.Column('taken_at', sa.DateTime(timezone=True), nullable=True),
+    )
+    with op.batch_alter_table('substitute_offer') as batch:
+        batch.create_index('ix_substitute_offer_seat_id', ['seat_id'])
 
 
 def downgrade() -> None:
+    op.drop_table('substitute_offer')
     op.drop_table('match_request')
