@@ -114,6 +114,11 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 include-name = "POST /lobby/quick"
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 
+# Substitutes: whether a seat waits for one depends on the game (409 no-substitute-seat).
+[[operations]]
+include-name = "POST /lobby/{{id}}/substitute"
+checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
+
 # Blocking: a seat the document allows may not be in this game (422
 # invalid-seat) or be the caller's own (409 own-seat).
 [[operations]]

@@ -4,6 +4,7 @@ nothing changed; no address in anyone else's mail."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Iterator
 
@@ -86,3 +87,30 @@ def test_requests_are_limited_per_client(limited: Any) -> None:
     assert quick(client, "Eve", "eve@example.org", ip="198.51.100.60").status_code == 202
     r = quick(client, "Fay", "fay@example.org", ip="198.51.100.60")
     assert r.status_code == 429 and r.json["error"]["code"] == "rate-limited"
+
+
+def test_an_away_seat_is_listed_and_taken_over_by_a_volunteer(client: Any, ctx: Any) -> None:
+    from tests.service.test_substitutes import away
+
+    links = []
+    for n, name in enumerate(("Ann", "Bea", "Cy")):
+        assert quick(client, name, f"{name.lower()}@example.org", ip=f"198.51.100.{70 + n}").status_code == 202
+        links.append(link_token(caught(ctx, f"{name.lower()}@example.org", kind="match-confirm")[0]))
+        client.post("/api/v1/seat/accept", headers=bearer(links[-1]))
+    game = client.get("/api/v1/seat", headers=bearer(links[2])).json["game"]
+    assert client.get("/api/v1/lobby").json["substitutes"] == []
+    r = client.post(f"/api/v1/lobby/{game}/substitute", json={"name": "Dan", "email": "dan@example.org"},
+                    environ_base={"REMOTE_ADDR": IP})
+    assert r.status_code == 409 and r.json["error"]["code"] == "no-substitute-seat"
+    away(ctx, links[2])
+    listed = client.get("/api/v1/lobby").json["substitutes"]
+    assert [(s["id"], s["name"]) for s in listed] == [(game, "Cy")] and "@" not in json.dumps(listed)
+    r = client.post(f"/api/v1/lobby/{game}/substitute", json={"name": "Dan", "email": "dan@example.org"},
+                    environ_base={"REMOTE_ADDR": IP})
+    assert r.status_code == 202 and r.json == {"id": game, "mailed": True}
+    dan = link_token(caught(ctx, "dan@example.org", kind="substitute")[0])
+    assert client.post("/api/v1/seat/accept", headers=bearer(dan)).status_code == 200
+    assert client.get("/api/v1/seat", headers=bearer(dan)).json["game"] == game
+    r = client.get("/api/v1/seat", headers=bearer(links[2]))
+    assert r.status_code == 401
+    assert caught(ctx, "cy@example.org", kind="substituted")
