@@ -41,7 +41,9 @@ def _lobby(*, joining: str | None = None, error: str | None = None, bad_field: s
     return render_template("lobby/lobby.html", tables=found, more=more, page=page, chosen=args, speeds=SPEEDS,
                            native_names=NATIVE_NAMES, filter_languages=LANGUAGES,
                            keep={k: v for k, v in args.items() if v and k != "page"}, join_form=True, joining=joining,
-                           error=error, bad_field=bad_field, form=form or {}, **quick), status
+                           error=error, bad_field=bad_field, form=form or {},
+                           substitutes=games.substitutes.substitutes(context()) if page == 1 else [],
+                           **quick), status
 
 
 @bp.get("/lobby")

@@ -1,5 +1,6 @@
 """The lobby page's quick match form (``POST /lobby/quick``): the confirmation
-goes by mail; its link's page confirms (the seat page's accept button)."""
+goes by mail; its link's page confirms (the seat page's accept button).  And
+each substitute seat's form (``POST /lobby/<id>/substitute``)."""
 
 from __future__ import annotations
 
@@ -35,3 +36,16 @@ def quick_match() -> Any:
         return lobby_page(quick_error=error_text(e, words()), quick_field=getattr(e, "field", None), quick_form=form,
                           status=e.status)
     return render_template("lobby/quick_asked.html", email=wish.person.email), 202
+
+
+@bp.post("/lobby/<table_id>/substitute")
+def substitute_seat(table_id: str) -> Any:
+    form = {k: request.form.get(k, "")[:300] for k in ("name", "email")}
+    try:
+        limits().per_ip("LIMIT_JOINS_IP")
+        person = games.lobby.parse_joiner({**form, "language": language()})
+        games.substitutes.volunteer(context(), table_id, person)
+    except ServiceError as e:
+        return lobby_page(substituting=table_id[:40], sub_error=error_text(e, words()),
+                          sub_field=getattr(e, "field", None), sub_form=form, status=e.status)
+    return render_template("lobby/joined.html", email=person.email), 202

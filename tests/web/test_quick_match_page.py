@@ -43,3 +43,24 @@ def test_a_bad_form_is_refused_on_the_lobby_page_and_changes_nothing(client: Any
     assert 'id="quick-error"' in page and 'aria-invalid="true"' in page and 'value="ann@example.org"' in page
     assert ask(client, "Ann", "not an address").status_code == 422
     assert snapshot(ctx) == before
+
+
+def test_a_substitute_seat_is_marked_in_the_lobby_and_taken_by_its_form(client: Any, ctx: Any) -> None:
+    from pbem import games
+    from tests.service.test_quick_match import ask as ask_service
+    from tests.service.test_substitutes import away
+
+    links = [ask_service(ctx, n) for n in ("Ann", "Bea", "Cy")]
+    for token in links:
+        games.accept(ctx, token)
+    away(ctx, links[1])
+    page = client.get("/lobby").get_data(as_text=True)
+    game = games.seat_view(ctx, links[0])["game"]
+    assert f'id="substitute-{game}"' in page and "Seats waiting for a substitute" in page
+    assert "bea@example.org" not in page
+    form = {"csrf_token": csrf_from(page), "name": "Dan", "email": "nope"}
+    r = client.post(f"/lobby/{game}/substitute", data=form)
+    assert r.status_code == 422 and 'id="substitute-error"' in r.get_data(as_text=True)
+    r = client.post(f"/lobby/{game}/substitute", data={**form, "email": "dan@example.org"})
+    assert r.status_code == 202
+    assert caught(ctx, "dan@example.org", kind="substitute")
