@@ -25,6 +25,7 @@ from pbem.core.db import as_utc, session_scope
 from pbem.core.errors import RateLimited
 from pbem.core.models import CaughtMail, Game, Seat
 from tests.support.browser import open_page
+from tests.support.matches import make_away, quick_game
 from tests.support.games import db_id, finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
 from pbem.people import signin
@@ -199,7 +200,11 @@ def test_the_lobby_and_its_join_form(audit: Audit, live: Any, language: str) -> 
     submit(page, f"#table-{table} button[type=submit]")
     assert page.locator("#join-error").is_visible()
     audit.check(page, f"{language} lobby: a refused join")
-    page = audit.visit("/lobby", f"{language} lobby again")
+    away = quick_game(ctx, ("Ola", "Pia", "Rui"), domain=f"{language}.example.org")
+    make_away(ctx, away[1])
+    page = audit.visit("/lobby", f"{language} lobby with a substitute seat")
+    page.locator("#substitutes summary").first.click()
+    audit.check(page, f"{language} lobby: a substitute form open")
     page.locator("#quick-name").fill("Zed")
     page.locator("#quick-email").fill("nope")
     submit(page, "#quick button[type=submit]")
