@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypedDict
 
 from sqlalchemy import exists, update
@@ -55,24 +55,28 @@ class SubstituteView(TypedDict):
     players: list[lobby.SeatedPlayer]
 
 
-def _offered() -> Any:
-    """A live offer for the away seat (its holding game still invited)."""
+def _offered(since: datetime) -> Any:
+    """A live offer for the away seat: its holding game still invited, made
+    within ``LOBBY_HOLD_HOURS`` (as a join holds an open seat; after that the
+    seat is offered again, and whoever accepts first takes it)."""
     holding = aliased(Game)
     return (select(SubstituteOffer.id).join(holding, col(holding.id) == col(SubstituteOffer.holding_game_id))
-            .where(col(SubstituteOffer.seat_id) == col(Seat.id), col(holding.status) == GameStatus.INVITED))
+            .where(col(SubstituteOffer.seat_id) == col(Seat.id), col(holding.status) == GameStatus.INVITED,
+                   col(SubstituteOffer.created_at) >= since))
 
 
-def _away() -> Any:
+def _away(ctx: Context) -> Any:
+    since = ctx.now() - timedelta(hours=int(ctx.config["LOBBY_HOLD_HOURS"]))
     return (select(Seat, Game, LobbyTable).join(Game, col(Game.id) == col(Seat.game_id))
             .join(LobbyTable, col(LobbyTable.game_id) == col(Game.id))
             .where(col(Game.status) == GameStatus.ACTIVE, col(Seat.autopilot_streak) >= AWAY_STREAK,
-                   col(Seat.bot).is_(None), col(Seat.email) != "", ~exists(_offered())))
+                   col(Seat.bot).is_(None), col(Seat.email) != "", ~exists(_offered(since))))
 
 
 def substitutes(ctx: Context) -> list[SubstituteView]:
     """The away seats offered to volunteers, the longest-running games first."""
     with session_scope(ctx.engine) as session:
-        rows = session.exec(_away().order_by(col(Game.started_at), col(Seat.id)).limit(LISTED)).all()
+        rows = session.exec(_away(ctx).order_by(col(Game.started_at), col(Seat.id)).limit(LISTED)).all()
         out: list[SubstituteView] = []
         for seat, game, table in rows:
             others = list(session.exec(select(Seat).where(col(Seat.game_id) == game.id, col(Seat.id) != seat.id)
@@ -95,7 +99,7 @@ def volunteer(ctx: Context, public_id: object, person: lobby.Joiner) -> str:
             if tokens.is_public_id(public_id) else None
         if game is None or session.exec(select(LobbyTable.id).where(col(LobbyTable.game_id) == game.id)).first() is None:
             raise errors.NotFound(N_("there is no table %(game)s in the lobby"), game=str(public_id)[:40])
-        found = session.exec(_away().where(col(Game.id) == game.id).order_by(col(Seat.position))).first()
+        found = session.exec(_away(ctx).where(col(Game.id) == game.id).order_by(col(Seat.position))).first()
         if found is None:
             raise errors.Conflict(N_("no seat at this table waits for a substitute"), code="no-substitute-seat")
         away = found[0]

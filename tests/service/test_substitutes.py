@@ -101,3 +101,25 @@ def test_refusals_change_nothing(ctx: Any) -> None:
         games.substitutes.volunteer(ctx, "nosuchgame000", Joiner("Dan", "dan@example.org"))
     with session_scope(ctx.engine) as session:
         assert [(s.name, s.email, s.token_hash) for s in session.exec(select(Seat))] == before
+
+
+def test_an_unaccepted_offer_lapses_after_the_hold(ctx: Any) -> None:
+    from tests.support.clock import frozen_clock
+
+    clock = frozen_clock(ctx)
+    game_id, links = quick_game(ctx)
+    away(ctx, links["Cy"])
+    games.substitutes.volunteer(ctx, game_id, Joiner("Dan", "dan@example.org"))
+    assert games.substitutes.substitutes(ctx) == []
+    clock.advance(hours=int(ctx.config["LOBBY_HOLD_HOURS"]) + 1)
+    assert [s["name"] for s in games.substitutes.substitutes(ctx)] == ["Cy"]
+    games.substitutes.volunteer(ctx, game_id, Joiner("Eve", "eve@example.org"))
+    eve = link_of(caught(ctx, "eve@example.org", kind="substitute")[0])
+    games.accept(ctx, eve)
+    # Dan comes back too late: the seat is Eve's.
+    dan = link_of(caught(ctx, "dan@example.org", kind="substitute")[0])
+    with pytest.raises(errors.Conflict) as e:
+        games.accept(ctx, dan)
+    assert e.value.code == "substitute-not-needed"
+    with session_scope(ctx.engine) as session:
+        assert games.seat_and_game(session, eve)[0].name == "Eve"
