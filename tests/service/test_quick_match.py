@@ -163,3 +163,10 @@ def test_a_wait_expires_like_an_invitation(ctx: Any) -> None:
     assert games.accept(ctx, ask(ctx, "Cy", players=(2,)))["status"] in ("active", "waiting")
     with session_scope(ctx.engine) as session:
         assert len(session.exec(select(MatchRequest).where(col(MatchRequest.seated_at).is_not(None))).all()) == 2
+
+
+def test_the_clock_runs_the_retry_every_ten_minutes() -> None:
+    from pbem.workers.tasks import CLOCK_TASKS, beat_schedule
+
+    (entry,) = [e for e in beat_schedule().values() if e["task"] == "pbem.clock.quick_match"]
+    assert "pbem.clock.quick_match" in CLOCK_TASKS and entry["options"]["expires"] < 600
