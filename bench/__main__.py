@@ -19,7 +19,7 @@ from .common import Figure, table, write_results
 from .infra import Infra, _raise_exit
 
 SECTIONS = ("moves", "openload", "push", "hosts", "mail", "read", "cost", "clock", "rules", "bots", "stall",
-            "premoves", "lobby")
+            "premoves", "lobby", "quickmatch")
 
 
 def _say(text: str) -> None:
@@ -133,6 +133,8 @@ def _run(section: str, quick: bool) -> tuple[list[Figure], dict[str, Any]]:
         from .premoves import run as runner
     elif section == "lobby":
         from .lobby import run as runner
+    elif section == "quickmatch":
+        from .quickmatch import run as runner
     else:
         from .reading import run as runner
     with Infra() as infra:

@@ -53,6 +53,11 @@ class OutboxKind(StrEnum):
     DAILY = "daily"
     #: A stranger's invitation to the lobby table they joined (``pbem.games.lobby``).
     TABLE_INVITE = "table-invite"
+    #: "Confirm your quick match": the request's seat link (``pbem.games.quick_match``).
+    MATCH_CONFIRM = "match-confirm"
+    #: A volunteer's invitation to take over an away seat, and "your seat passed to a substitute".
+    SUBSTITUTE_INVITE = "substitute"
+    SUBSTITUTED = "substituted"
 
 
 #: Every kind's value (a row read back holds a plain string).

@@ -24,7 +24,10 @@ from .clock_options import (MAX_BANK_DAYS, MAX_DAYS as MAX_CLOCK_DAYS, MAX_INCRE
                             parse_time_options)
 from .settings import (MAIL_CHOICES, never_mail, pause_clock, replace_seat_link, set_board_style, set_language,
                        set_mail)
-from .starting import COMPUTER_NAMES, LEVELS, MAX_TURN_HOURS, NewPlayer, accept, parse_players, start_game
+from .starting import COMPUTER_NAMES, LEVELS, MAX_TURN_HOURS, NewPlayer, parse_players, start_game
+# Accepting is accepting an invitation, or confirming a quick-match request.
+from .quick_match import accept
+from . import quick_match, substitutes
 from .views import SeatStatus, export_game, game_view, public_game, seat_view, status_for
 
 __all__ = [
@@ -33,7 +36,7 @@ __all__ = [
     "CLOCK_BOT_SECONDS", "COMPUTER_GRACE", "COMPUTER_NAMES", "GAMES_PER_PAGE", "HARD_MOVES_PER_HOUR",
     "HARD_SMALL_BUDGET", "LEVELS", "MAIL_CHOICES", "MAX_NOTES", "MAX_TURN_HOURS", "Notes", "NudgeOffer", "NudgeSent",
     "notes", "nudge", "nudge_of", "nudge_offer", "read_notes", "set_notes", "turn_started", "NewPlayer", "SeatStatus",
-    "accept", "Origin", "Practice", "Requirements", "lobby", "parse_requirements",
+    "accept", "Origin", "Practice", "Requirements", "lobby", "quick_match", "substitutes", "parse_requirements",
     "MAX_BANK_DAYS", "MAX_CLOCK_DAYS", "MAX_INCREMENT_HOURS", "TimeOptions",
     "autopilot_move", "autopilot_seed", "computer_move", "export_game", "game_and_seats", "game_by_public_id",
     "game_clock", "game_view", "games_of",

@@ -26,6 +26,7 @@ from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..core.events import Event, key
 from ..core.lobby_tables import LobbySeat, LobbyTable
+from ..core.match_tables import MatchRequest
 from ..core.models import Game, GameStatus, MailChoice, Seat, Suppression
 from ..core.outbox import OutboxKind, enqueue
 from ..people import blocks, profiles
@@ -265,11 +266,9 @@ def join(ctx: Context, public_id: object, joiner: Joiner) -> str:
                 raise errors.Conflict(N_("this table asks for a record: show your profile (My games) to join it"),
                                       code="profile-hidden")
         _check_requirements(session, found, joiner.email)
-        holding = session.exec(
-            select(func.count()).select_from(LobbySeat).join(Seat, col(Seat.id) == col(LobbySeat.seat_id))
-            .join(Game, col(Game.id) == col(LobbySeat.game_id))
-            .where(col(LobbySeat.mailbox) == box, col(LobbySeat.held_until) >= now, col(Seat.accepted_at).is_(None),
-                   col(Game.status) == GameStatus.INVITED)).one()
+        holding = unaccepted_joins(session, box, now)
+        # Unconfirmed quick-match requests count too (:mod:`.quick_match`).
+        holding += unconfirmed_requests(session, box)
         if holding >= MAX_UNCONFIRMED_JOINS:
             log.warning("lobby table %s: a join refused, ***@%s holds %d unaccepted joins", game.public_id,
                         box.rpartition("@")[2], holding)
@@ -294,6 +293,23 @@ def join(ctx: Context, public_id: object, joiner: Joiner) -> str:
         public = game.public_id
     ctx.relay(outbox)
     return public
+
+
+def unaccepted_joins(session: Session, box: str, now: datetime) -> int:
+    """How many open seats ``box`` holds unaccepted."""
+    return int(session.exec(
+        select(func.count()).select_from(LobbySeat).join(Seat, col(Seat.id) == col(LobbySeat.seat_id))
+        .join(Game, col(Game.id) == col(LobbySeat.game_id))
+        .where(col(LobbySeat.mailbox) == box, col(LobbySeat.held_until) >= now, col(Seat.accepted_at).is_(None),
+               col(Game.status) == GameStatus.INVITED)).one())
+
+
+def unconfirmed_requests(session: Session, box: str) -> int:
+    """How many quick-match requests of ``box`` wait for their confirmation."""
+    return int(session.exec(
+        select(func.count()).select_from(MatchRequest).join(Game, col(Game.id) == col(MatchRequest.game_id))
+        .where(col(MatchRequest.mailbox) == box, col(MatchRequest.confirmed_at).is_(None),
+               col(Game.status) == GameStatus.INVITED)).one())
 
 
 def _claim(session: Session, free: list[LobbySeat], until: datetime, box: str, now: datetime) -> LobbySeat:
@@ -358,3 +374,12 @@ def strangers(session: Session, game: Game, seats: Sequence[Seat], reader: Seat)
     return [{"name": s.name, "bot": s.bot,
              "reliability": known[s.email.lower()].as_json() if s.bot is None and s.email else None}
             for s in seated]
+
+
+# Quick match (:mod:`.quick_match`) seats people at lobby tables with these.
+free_seat = _free
+creator_confirmed = _confirmed
+claim = _claim
+refuse_suppressed = _refuse_suppressed
+check_requirements = _check_requirements
+is_free = _is_free

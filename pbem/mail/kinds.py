@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Sequence
 from urllib.parse import urlsplit
 
 from sqlalchemy import bindparam, update
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from ..core import events, links
 from ..core.context import Context
@@ -24,6 +24,7 @@ from ..core.db import as_utc
 from ..core.events import Event
 from ..core.models import (RUNNING, Game, GameStatus, Login, MailChoice, Outbox, PushMode, Seat, TableMessage,
                            Webhook, table_of)
+from ..core.match_tables import MatchRequest
 from ..core.outbox import OutboxKind
 from ..core.queries import digest_news
 from ..games import lobby
@@ -175,6 +176,60 @@ class TableInviteMail(GameMail):
         return dict(strangers=lobby.strangers(m.session, m.game, m.seats, m.seat),
                     open_seats=sum(1 for s in m.seats if s.accepted_at is None),
                     never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
+
+
+class MatchConfirmMail(GameMail):
+    """"Confirm your quick match": the request's seat link (``pbem.games.quick_match``),
+    which shows the game once they are seated."""
+
+    kind = OutboxKind.MATCH_CONFIRM
+    heeds_mail_setting = False
+    asked_for = True  # they asked for it on the lobby's page a moment ago
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return game.status == GameStatus.INVITED and seat.accepted_at is None and seat.email == row.recipient
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        found = m.session.exec(select(MatchRequest).where(col(MatchRequest.game_id) == m.game.id)).first()
+        return dict(counts=found.counts() if found is not None else [],
+                    never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
+
+
+class SubstituteInviteMail(GameMail):
+    """A volunteer's invitation to take over an away seat (``pbem.games.substitutes``):
+    the link is their holding seat's, which becomes the away seat's on accepting."""
+
+    kind = OutboxKind.SUBSTITUTE_INVITE
+    heeds_mail_setting = False
+    asked_for = True  # they asked for it in the lobby a moment ago
+
+    def wanted(self, ctx: Context, row: Outbox, game: Game, seat: Seat) -> bool:
+        return game.status == GameStatus.INVITED and seat.accepted_at is None and seat.email == row.recipient
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        offered = games.substitutes.offered_game(m.session, m.game.id or 0)
+        if offered is None:
+            return None
+        game, away = offered
+        _, seats = games.game_and_seats(m.session, game.id)
+        return dict(game=game.public_id, away_name=away.name, ply=game.ply,
+                    strangers=lobby.strangers(m.session, game, seats, away),
+                    never=f"{m.ctx.base_url}/never/{links.seat_token(m.ctx, m.seat)}")
+
+
+class SubstitutedMail(GameMail):
+    """"Your seat passed to a substitute", to the away player: the game's public
+    page, never the seat's link (it is the substitute's now)."""
+
+    kind = OutboxKind.SUBSTITUTED
+    heeds_mail_setting = False
+
+    def context(self, m: Mailing, context: dict[str, Any]) -> dict[str, Any] | None:
+        offered = games.substitutes.offered_game(m.session, m.game.id or 0)
+        if offered is None:
+            return None
+        game, seat = offered
+        return dict(game=game.public_id, substitute=seat.name, link=f"{m.ctx.base_url}/games/{game.public_id}")
 
 
 class TurnMail(GameMail):
@@ -420,7 +475,7 @@ class DailyListMail:
 #: Every kind of mail by its kind.
 RECORDS: dict[OutboxKind, SignInMail | GameMail | DailyListMail] = {
     record.kind: record for record in (
-        SignInMail(), DailyListMail(), InviteMail(), TableInviteMail(), TurnMail(), ReminderMail(), DeadlineMail(),
+        SignInMail(), DailyListMail(), InviteMail(), TableInviteMail(), MatchConfirmMail(), SubstituteInviteMail(), SubstitutedMail(), TurnMail(), ReminderMail(), DeadlineMail(),
         GameOverMail(), CancelledMail(),
         DigestMail(), LinkMail(), ReplyAcceptedMail(), ReplyRefusedMail(), ReplyConfirmMail(), TalkMail(),
         UnreachableMail(), WebhookOffMail(), NudgeMail())}

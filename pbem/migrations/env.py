@@ -8,6 +8,7 @@ import pbem.core.premove_tables
 import pbem.core.seat_extras_tables  # noqa: F401
 import pbem.core.daily_tables
 import pbem.core.lobby_tables
+import pbem.core.match_tables  # noqa: F401 - quick match (issue 30)
 import pbem.core.people_tables  # noqa: F401 - profiles, blocks, reports (issue 30)
 import pbem.core.vacation_tables
 import pbem.core.push_tables  # noqa: F401

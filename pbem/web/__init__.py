@@ -20,13 +20,13 @@ from ..core.logs import configure as configure_logging
 from ..drawing.style import CSS_ROOT, LOOK
 from ..workers.tasks import celery_init_app
 from . import api, csrf, errors, health, locale, mailbox, monitoring, pages, security, unsubscribe, watch
-from . import catcher, lobby_api, webhook_pages
+from . import catcher, lobby_api, match_api, webhook_pages
 from . import api_premoves, premove_pages
 from . import seat_extras_api, seat_extras_pages
 from . import calendar as calendars
 from . import push_api
 # The pages' views, by area: each adds its own to ``pages.bp``.
-from . import dashboard_pages, home, lobby_pages, push_pages, seat_pages, signin_pages  # noqa: F401
+from . import dashboard_pages, home, lobby_pages, match_pages, push_pages, seat_pages, signin_pages  # noqa: F401
 from . import people_api  # strangers, safely: blocks, reports (API)
 from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
 from . import practice_pages  # noqa: F401
@@ -73,6 +73,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_premoves.bp)
     app.register_blueprint(premove_pages.bp)
     app.register_blueprint(lobby_api.bp)
+    app.register_blueprint(match_api.bp)
     app.register_blueprint(people_api.bp)
     practice_api.init_app(app)
     app.register_blueprint(pages.bp)

@@ -21,8 +21,8 @@ from __future__ import annotations
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 
-from . import api, api_premoves, catcher, dashboard_pages, lobby_api, people_api, push_api, seat_extras_api
-from . import unsubscribe
+from . import api, api_premoves, catcher, dashboard_pages, lobby_api, match_api, people_api, push_api
+from . import seat_extras_api, unsubscribe
 
 
 def init_app(app: Flask) -> None:
@@ -52,6 +52,7 @@ def init_app(app: Flask) -> None:
     protect.exempt(api_premoves.bp)
     protect.exempt(seat_extras_api.bp)  # the same bearer token
     protect.exempt(lobby_api.bp)
+    protect.exempt(match_api.bp)  # like joining: no session, confirmed by mail
     protect.exempt(people_api.bp)  # the API of blocks and reports: a bearer token too
     protect.exempt(push_api.bp)  # the API's push routes: a bearer token too
     # The demo's webhook catcher (registered only with the mailbox) takes the

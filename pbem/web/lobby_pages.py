@@ -22,7 +22,7 @@ SPEEDS = (24, 72, 168)
 
 
 def _lobby(*, joining: str | None = None, error: str | None = None, bad_field: str | None = None,
-           form: dict[str, str] | None = None, status: int = 200) -> Any:
+           form: dict[str, str] | None = None, status: int = 200, **quick: Any) -> Any:
     args = {k: request.args.get(k, "")[:20] for k in ("players", "max_turn_hours", "language", "page")}
     try:
         # The form's "any" is an empty value.
@@ -41,12 +41,19 @@ def _lobby(*, joining: str | None = None, error: str | None = None, bad_field: s
     return render_template("lobby/lobby.html", tables=found, more=more, page=page, chosen=args, speeds=SPEEDS,
                            native_names=NATIVE_NAMES, filter_languages=LANGUAGES,
                            keep={k: v for k, v in args.items() if v and k != "page"}, join_form=True, joining=joining,
-                           error=error, bad_field=bad_field, form=form or {}), status
+                           error=error, bad_field=bad_field, form=form or {},
+                           substitutes=games.substitutes.substitutes(context()) if page == 1 else [],
+                           **quick), status
 
 
 @bp.get("/lobby")
 def lobby() -> Any:
     return _lobby()
+
+
+def lobby_page(**quick: Any) -> Any:
+    """The lobby with the quick match form's refusal (:mod:`.match_pages`)."""
+    return _lobby(**quick)
 
 
 @bp.post("/lobby/<table_id>/join")

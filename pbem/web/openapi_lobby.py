@@ -1,5 +1,6 @@
 """The lobby's part of the OpenAPI document: the tables waiting for players,
-joining one, and what ``POST /games`` takes for them (open seats, requirements)."""
+joining one, and what ``POST /games`` takes for them (open seats, requirements);
+quick match and substitutes."""
 
 from __future__ import annotations
 
@@ -62,8 +63,30 @@ def schemas() -> dict[str, Any]:
                                    "bot": {"enum": [*LEVELS, None], "description": "the computer's level"},
                                    "reliability": {"anyOf": [ref("Reliability"), {"type": "null"}]}}},
                     "description": "who sits there already, by display name (never an address)"}}},
-        "Lobby": {"type": "object", "required": ["tables", "page", "more"], "additionalProperties": False,
-                  "properties": {"tables": {"type": "array", "maxItems": TABLES_PER_PAGE, "items": ref("LobbyTable")},
+        "SubstituteSeat": {"type": "object", "additionalProperties": False, "required": [
+            "id", "seat", "name", "seats", "turn_hours", "language", "ply", "players"],
+            "description": "a seat of a running lobby game whose player the computer moved for three times "
+                           "running: a volunteer may take it over (POST /lobby/{id}/substitute)",
+            "properties": {
+                "id": {"type": "string", "pattern": GAME_ID, "description": "the game's public id"},
+                "seat": {"type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1},
+                "name": {"type": "string", "description": "the away player's display name"},
+                "seats": {"type": "integer", "minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS},
+                "turn_hours": {"type": "integer", "minimum": 1, "maximum": MAX_TURN_HOURS},
+                "language": {"enum": list(LANGUAGES)},
+                "ply": {"type": "integer", "minimum": 0, "description": "the moves made so far"},
+                "players": {"type": "array", "maxItems": MAX_PLAYERS, "items": {
+                    "type": "object", "required": ["name", "bot", "reliability"], "additionalProperties": False,
+                    "properties": {"name": {"type": "string"},
+                                   "bot": {"enum": [*LEVELS, None]},
+                                   "reliability": {"anyOf": [ref("Reliability"), {"type": "null"}]}}},
+                    "description": "the others at the table, by display name (never an address)"}}},
+        "Lobby": {"type": "object", "required": ["tables", "page", "more", "substitutes"],
+                  "additionalProperties": False,
+                  "properties": {"substitutes": {"type": "array", "items": ref("SubstituteSeat"),
+                                                 "description": "away seats offered to volunteers (on the "
+                                                                "first page only, whatever the filters)"},
+                                 "tables": {"type": "array", "maxItems": TABLES_PER_PAGE, "items": ref("LobbyTable")},
                                  "page": {"type": "integer", "minimum": 1},
                                  "more": {"type": "boolean", "description": "whether a next page has tables"}}},
         "Join": {"type": "object", "required": ["name", "email"], "properties": {
@@ -77,6 +100,23 @@ def schemas() -> dict[str, Any]:
             "time_zone": {"type": ["string", "null"], "enum": [*time_zones(), DEFAULT_TIME_ZONE, None]}}},
         "Joined": {"type": "object", "required": ["id", "mailed"], "additionalProperties": False, "properties": {
             "id": {"type": "string", "pattern": GAME_ID}, "mailed": {"const": True}}},
+        "QuickMatch": {"type": "object", "required": ["name", "email", "players"], "properties": {
+            "name": {"type": "string", "pattern": name, "not": {"pattern": name_refused},
+                     "description": f"your display name: 1 to {MAX_NAME} characters, as at the start form"},
+            "email": {"type": "string", "pattern": address, "not": {"pattern": address_refused},
+                      "description": f"your address (at most {MAX_ADDRESS} characters): the confirmation goes "
+                                     "there, and nobody else ever sees it"},
+            "players": {"type": "array", "minItems": 1, "maxItems": MAX_PLAYERS,
+                        "items": {"type": "integer", "minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS},
+                        "description": "the player counts you accept, e.g. [3, 4]"},
+            "turn_hours": {"type": "integer", "minimum": 1, "maximum": MAX_TURN_HOURS,
+                           "description": "the turn time you want (default: the service's); only people who "
+                                          "want the same are seated together"},
+            "language": {"type": ["string", "null"], "enum": [*LANGUAGES, None],
+                         "description": "your language: people of the same language are seated together first"},
+            "time_zone": {"type": ["string", "null"], "enum": [*time_zones(), DEFAULT_TIME_ZONE, None]}}},
+        "QuickMatchAsked": {"type": "object", "required": ["mailed"], "additionalProperties": False,
+                            "properties": {"mailed": {"const": True}}},
     }
 
 
@@ -127,6 +167,52 @@ def paths() -> dict[str, Any]:
                                "(`cannot-invite`, not saying why).", "invalid-name", "invalid-email",
                                "invalid-language", "invalid-time-zone", "cannot-invite"),
                 "429": refused("Too many joins from this client or to this address: try again after "
+                               "`Retry-After` seconds.", "rate-limited",
+                               **{"Retry-After": {"description": "seconds to wait", "required": True,
+                                                  "schema": {"type": "integer", "minimum": 1}}}),
+            }}},
+        "/lobby/{id}/substitute": {"post": {
+            "operationId": "substituteSeat",
+            "summary": "take over an away seat of a running lobby game: an invitation is mailed whose link "
+                       "(the seat page, or POST /seat/accept with its token) takes the seat over, its clan and "
+                       "position; the away player is told and their link stops working",
+            "parameters": [game_id("the game's public id")],
+            "requestBody": body(ref("Join")),
+            "responses": {
+                "202": json_answer(ref("Joined"), "The invitation is on its way."),
+                "400": BAD_JSON, "404": refused("There is no such game that began in the lobby.", "not-found"),
+                "413": TOO_LARGE,
+                "409": refused("No seat there waits for a substitute, or one volunteer's invitation for it is out "
+                               "already (`no-substitute-seat`); you have a seat there (`already-seated`); you and "
+                               "someone there blocked one another (`blocked`).", "no-substitute-seat",
+                               "already-seated", "blocked"),
+                "422": invalid("The name or the address is not acceptable, as at the start form; someone at the "
+                               "table has this name (`invalid-name`); or the address cannot be invited "
+                               "(`cannot-invite`).", "invalid-name", "invalid-email", "invalid-language",
+                               "invalid-time-zone", "cannot-invite"),
+                "429": refused("Too many requests from this client or to this address: try again after "
+                               "`Retry-After` seconds.", "rate-limited",
+                               **{"Retry-After": {"description": "seconds to wait", "required": True,
+                                                  "schema": {"type": "integer", "minimum": 1}}}),
+            }}},
+        "/lobby/quick": {"post": {
+            "operationId": "quickMatch",
+            "summary": "wait for a table of strangers: a confirmation is mailed whose link (the seat page, or "
+                       "POST /seat/accept with its token) confirms; you are then seated at once at a lobby table "
+                       "that fits or with people waiting, or as soon as enough are, and the same link shows the game",
+            "requestBody": body(ref("QuickMatch")),
+            "responses": {
+                "202": json_answer(ref("QuickMatchAsked"), "The confirmation is on its way."),
+                "400": BAD_JSON, "413": TOO_LARGE,
+                "409": refused("Your address waits for a quick match already (`already-waiting`), or it holds "
+                               "three joins and requests not yet accepted (`too-many-joins`).", "already-waiting",
+                               "too-many-joins"),
+                "422": invalid("The name, the address, the player counts, the turn time or the language is not "
+                               "acceptable, as at the start form; or the address cannot be invited "
+                               "(`cannot-invite`, not saying why).", "invalid-name", "invalid-email",
+                               "invalid-players", "invalid-turn-hours", "invalid-language", "invalid-time-zone",
+                               "cannot-invite"),
+                "429": refused("Too many requests from this client or to this address: try again after "
                                "`Retry-After` seconds.", "rate-limited",
                                **{"Retry-After": {"description": "seconds to wait", "required": True,
                                                   "schema": {"type": "integer", "minimum": 1}}}),

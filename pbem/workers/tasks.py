@@ -28,6 +28,7 @@ from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
 from ..core.app_context import context
 from ..core.models import DeliveryOutcome
 from ..core.outbox import posts_among
+from .. import games
 from ..inbound import handling
 from ..mail import delivery
 from ..mail.transport import transport_for
@@ -49,7 +50,7 @@ COMPUTER_QUEUE = "computer"
 WEBHOOK_QUEUE = "webhooks"
 QUEUES = (CLOCK_QUEUE, DEFAULT_QUEUE, INBOUND_QUEUE, COMPUTER_QUEUE, WEBHOOK_QUEUE)
 CLOCK_TASKS = ("pbem.sweep_outbox", "pbem.sweep_inbound", "pbem.clock.deadlines", "pbem.clock.digests",
-               "pbem.clock.prune", "pbem.clock.tick", "pbem.clock.daily")
+               "pbem.clock.prune", "pbem.clock.tick", "pbem.clock.daily", "pbem.clock.quick_match")
 ROUTES = {**{name: CLOCK_QUEUE for name in CLOCK_TASKS}, "pbem.inbound.handle": INBOUND_QUEUE,
           "pbem.computer.move": COMPUTER_QUEUE, "pbem.deliver_webhook": WEBHOOK_QUEUE}
 #: A task waits for its own retry at most this long; later retries are the sweep's.
@@ -158,6 +159,13 @@ def daily_mail() -> int:
 def prune() -> dict[str, int]:
     """Retention: expire games nobody accepted, delete old sign-ins and mail."""
     return clock.prune(context())
+
+
+@_task(name="pbem.clock.quick_match", ignore_result=True, soft_time_limit=240, time_limit=300)
+def quick_match() -> int:
+    """Seat whoever waits in the quick match pool and can be seated now (a table
+    opened since they confirmed; matching at confirmation time does the rest)."""
+    return games.quick_match.retry(context())
 
 
 @_task(name="pbem.clock.tick", ignore_result=True, soft_time_limit=600, time_limit=660)
@@ -274,6 +282,9 @@ def beat_schedule(seconds: float = DEFAULTS["CLOCK_SECONDS"]) -> dict[str, dict[
         # Hourly; a run that a time limit cut short is finished by the next.
         "retention": {"task": "pbem.clock.prune", "schedule": crontab(minute=37),
                       "options": {"expires": 3000}},
+        # Every few minutes; idempotent (a seated request is never seated again).
+        "quick-match": {"task": "pbem.clock.quick_match", "schedule": crontab(minute="*/10"),
+                        "options": {"expires": 540}},
     }
 
 

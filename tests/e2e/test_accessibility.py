@@ -25,6 +25,7 @@ from pbem.core.db import as_utc, session_scope
 from pbem.core.errors import RateLimited
 from pbem.core.models import CaughtMail, Game, Seat
 from tests.support.browser import open_page
+from tests.support.matches import make_away, quick_game
 from tests.support.games import db_id, finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
 from pbem.people import signin
@@ -199,6 +200,19 @@ def test_the_lobby_and_its_join_form(audit: Audit, live: Any, language: str) -> 
     submit(page, f"#table-{table} button[type=submit]")
     assert page.locator("#join-error").is_visible()
     audit.check(page, f"{language} lobby: a refused join")
+    away = quick_game(ctx, ("Ola", "Pia", "Rui"), domain=f"{language}.example.org")
+    make_away(ctx, away[1])
+    page = audit.visit("/lobby", f"{language} lobby with a substitute seat")
+    page.locator("#substitutes summary").first.click()
+    audit.check(page, f"{language} lobby: a substitute form open")
+    page.locator("#quick-name").fill("Zed")
+    page.locator("#quick-email").fill("nope")
+    submit(page, "#quick button[type=submit]")
+    assert page.locator("#quick-error").is_visible()
+    audit.check(page, f"{language} lobby: a refused quick match")
+    page.locator("#quick-email").fill(f"zed.{language}@example.org")
+    submit(page, "#quick button[type=submit]")
+    audit.check(page, f"{language} quick match: check your email")
     audit.assert_clean()
 
 
@@ -558,8 +572,20 @@ def test_all_your_games_at_once_the_daily_mail_and_the_calendar(audit: Audit, li
     audit.check(page, "daily mail stopped")
 
 
+@pytest.fixture
+def unlimited(live: Any) -> Iterator[None]:
+    """The live server's rate limits out of the way: the other tests of the run
+    start games from the same client address (this one's starts would be 429)."""
+    kept, config = live.ctx.limit, {n: live.app.config[n] for n in ("LIMIT_NEW_GAMES", "LIMIT_PRACTICE")}
+    live.ctx.limit = lambda name, keys: None
+    live.app.config.update({n: "1000 per minute" for n in config})
+    yield
+    live.ctx.limit = kept
+    live.app.config.update(config)
+
+
 @pytest.mark.parametrize("language", ["en", "hu"])
-def test_practice_from_here(audit: Audit, live: Any, language: str) -> None:
+def test_practice_from_here(audit: Audit, live: Any, language: str, unlimited: None) -> None:
     """The replay's practice form for a signed-in player, the practice game it
     starts, and practice from a running game's seat page."""
     ctx = live.ctx

@@ -26,6 +26,7 @@ from pbem import games
 from pbem.core.db import session_scope
 from pbem.core.models import CaughtMail, Game, MoveRecord, Seat
 from tests.support.browser import open_page
+from tests.support.matches import make_away, quick_game
 from tests.support.games import finish, play_to_end, seat_tokens, to_move
 from tests.support.messages import caught
 
@@ -389,7 +390,19 @@ def test_the_lobby_fits_every_width(layout: Layout, live: Any, language: str) ->
     page.locator(f"#email-{plain}").fill(f"cidalia.{language}@example.org")
     submit(page, f"#table-{plain} button[type=submit]")
     layout.measure(language, "lobby: joined, check your email")
-    assert len(layout.measured) == 5 * len(WIDTHS)
+    away = quick_game(ctx, ("Ola", "Pia", "Rui"), domain=f"{language}.example.org")
+    make_away(ctx, away[1])
+    page = layout.open(language, f"/lobby?language={language}")
+    page.locator("#substitutes summary").first.click()
+    page.locator("#quick-name").fill("Bartholomew Fernandes")
+    page.locator("#quick-email").fill("not an address")
+    submit(page, "#quick button[type=submit]")
+    page.locator("#quick-error").wait_for(state="visible", timeout=15_000)
+    layout.measure(language, "lobby: a refused quick match")
+    page.locator("#quick-email").fill(f"bart.{language}@example.org")
+    submit(page, "#quick button[type=submit]")
+    layout.measure(language, "quick match: check your email")
+    assert len(layout.measured) == 7 * len(WIDTHS)
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))

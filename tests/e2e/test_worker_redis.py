@@ -433,7 +433,8 @@ def test_worker_module_exposes_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_pat
         schedule = worker.celery.conf.beat_schedule
         assert {e["task"] for e in schedule.values()} == {"pbem.sweep_outbox", "pbem.sweep_inbound",
                                                          "pbem.clock.deadlines", "pbem.clock.digests",
-                                                         "pbem.clock.prune", "pbem.clock.daily"}
+                                                         "pbem.clock.prune", "pbem.clock.daily",
+                                                         "pbem.clock.quick_match"}
         for entry in schedule.values():
             assert entry["task"] in worker.celery.tasks
             assert worker.celery.amqp.router.route({}, entry["task"])["queue"].name == "clock"

@@ -21,7 +21,7 @@ REDIS_URL = f"{_REDIS_BASE if _REDIS_FIRST.isdigit() else _REDIS.rstrip('/')}/{_
 REQUIRE = os.environ.get("PBEM_REQUIRE_SERVICES") == "1"
 SECRET = "test-secret-key-of-at-least-32-characters"
 BASE_URL = "https://clans.example"
-TABLES = ["vacation_bank", "talk_report", "block", "profile", "lobby_seat", "lobby_table", "nudge", "seat_note", "caught_mail", "daily_mail",
+TABLES = ["substitute_offer", "match_request", "vacation_bank", "talk_report", "block", "profile", "lobby_seat", "lobby_table", "nudge", "seat_note", "caught_mail", "daily_mail",
           "calendar_feed", "webhook", "push_subscription", "outbox", "move", "login", "table_message", "reply_token", "inbound", "bounce", "seat",
           "game", "suppression", "rating"]
 
