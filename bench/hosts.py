@@ -308,13 +308,14 @@ def not_sent(o: Outcome) -> list[dict[str, Any]]:
     """Messages that never went, except a reminder or turn mail whose turn the
     autopilot had played by the time a worker took it: delivery skips mail for a
     turn that is over.  A turn left to the clock has 8 s, and a worker killed
-    holding its mail gives it back only after the lease (15 s).  A message that
-    reached the server went, whatever its row says: a worker killed after the
-    server took it and before it marked the row leaves it to the sweep, which
-    finds the turn played by then (its reader moved on the mail) and skips it."""
+    holding its mail gives it back only after the lease (15 s).  A skipped message
+    that reached the server went: a worker killed after the server took it and
+    before it marked the row leaves it to the sweep, which finds the turn played
+    by then (its reader moved on the mail) and skips it."""
     played = set(o.autopilot)
     arrived = {a.message_id for a in o.arrivals}
-    return [r for r in o.rows if r["status"] != "sent" and r["message_id"] not in arrived
+    return [r for r in o.rows if r["status"] != "sent"
+            and not (r["status"] == "skipped" and r["message_id"] in arrived)
             and not (r["kind"] in ("reminder", "turn") and r["status"] == "skipped"
                      and (r["game_id"], int(r["event"].split(":")[1])) in played)]
 
