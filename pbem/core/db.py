@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from time import monotonic
 from pathlib import Path
 from typing import Any, Iterator, overload
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import sessionmaker
 from sqlmodel import Session, create_engine
 
@@ -27,7 +29,39 @@ def make_engine(url: str) -> Engine:
         # lock up front and the second writer waits its turn.
         event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    engine = create_engine(url, pool_size=5, max_overflow=10)
+    _ping_when_idle(engine)
+    return engine
+
+
+#: A pooled connection that rested longer than this is pinged before it is lent
+#: again.  Not every connection at every checkout (``pool_pre_ping``): that is a
+#: round trip on every request, to catch what a connection in steady use
+#: does not meet.  A connection that rested is the one
+#: that may have died meanwhile (a restart, a fail-over, an idle timeout); one
+#: that dies while in use fails its request, which is rolled back, and
+#: SQLAlchemy then drops the whole pool, so every later request gets a fresh one.
+IDLE_PING_SECONDS = 5.0
+_RETURNED = "pbem.returned_at"
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    def returned(_dbapi: Any, record: Any) -> None:
+        record.info[_RETURNED] = monotonic()
+
+    def lent(dbapi: Any, record: Any, _proxy: Any) -> None:
+        rested = monotonic() - record.info.get(_RETURNED, monotonic())
+        if rested <= IDLE_PING_SECONDS:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi)
+        except Exception as e:  # noqa: BLE001  (any failure: the connection is gone)
+            raise DisconnectionError(f"a pooled connection died while it rested: {e}") from e
+        if not alive:
+            raise DisconnectionError("a pooled connection died while it rested")
+
+    event.listen(engine, "checkin", returned)
+    event.listen(engine, "checkout", lent)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
