@@ -7,8 +7,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy import String, any_, bindparam, func, insert, update
+from sqlalchemy.dialects.postgresql import ARRAY, insert as pg_insert
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -16,8 +16,11 @@ from .. import rules
 from ..core import errors, metrics
 from ..core.context import Context
 from ..core.db import session_scope
-from ..core.models import Game, GameStatus, MoveRecord, Outbox, Seat, table_of
+from ..core.models import Bounce, Game, GameStatus, MoveRecord, Outbox, Seat, table_of
+from ..core.vacation_tables import VacationBank
 from ..people import ratings
+from ..people.players import address_hash, mailbox_hash
+from ..people.vacation import KNOWN as VACATION_KNOWN
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
@@ -25,7 +28,7 @@ from . import premoves
 from .announcing import (charge_clock, computer_turn, deadline_for, hand_on, outgoing, planned_mail, turn_mail,
                          turn_start)
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
-from .views import game_view
+from .views import BOUNCES_KNOWN, game_view
 
 
 def read_move(text: object, *, strict: bool = True) -> Move:
@@ -109,6 +112,8 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
 _GAME = table_of(Game)
 _MOVE = table_of(MoveRecord)
 _OUTBOX = table_of(Outbox)
+_BOUNCE = table_of(Bounce)
+_BANK = table_of(VacationBank)
 _ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"))
 _RECORD_MOVE = insert(_MOVE)
 _GAME_FIELDS = ("ply", "state", "turn_seat", "deadline", "turn_started_at", "reminded_for", "status", "finished_at")
@@ -122,7 +127,9 @@ def _at_once(rows: int) -> Any:
     """On PostgreSQL, a move that does not end the game in one statement: the game
     advanced under its ply guard, the move recorded and ``rows`` outbox rows
     written, each only if the guard let the game advance (they select from it),
-    answering how many games advanced and each new row's id (NULL for a twin)."""
+    answering how many games advanced and each new row's id (NULL for a twin);
+    and, for the mover's view that answers the move, which of the table's
+    addresses bounce and the mover's vacation bank (days, as of when)."""
     def typed(prefix: str, table: Any, names: tuple[str, ...]) -> list[Any]:
         return [bindparam(f"{prefix}{name}", type_=table.c[name].type) for name in names]
 
@@ -133,8 +140,14 @@ def _at_once(rows: int) -> Any:
     mails = [pg_insert(_OUTBOX).from_select(
         list(_OUTBOX_FIELDS), select(*typed(f"mail{k}_", _OUTBOX, _OUTBOX_FIELDS)).select_from(advanced))
         .on_conflict_do_nothing().returning(_OUTBOX.c.id).cte(f"mail{k}") for k in range(rows)]
+    bank = _BANK.c.address_hash == bindparam("view_bank")
     return select(select(func.count()).select_from(advanced).scalar_subquery(),
-                  *(select(m.c.id).scalar_subquery() for m in mails)).add_cte(moved)
+                  *(select(m.c.id).scalar_subquery() for m in mails),
+                  select(func.array_agg(_BOUNCE.c.address_hash)).where(
+                      _BOUNCE.c.address_hash == any_(bindparam("view_hashes", type_=ARRAY(String))),
+                      _BOUNCE.c.bouncing_at.is_not(None)).scalar_subquery(),
+                  select(_BANK.c.days).where(bank).scalar_subquery(),
+                  select(_BANK.c.updated_at).where(bank).scalar_subquery()).add_cte(moved)
 
 
 def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
@@ -192,10 +205,18 @@ def _store_last(ctx: Context, session: Session, game: Game, seats: list[Seat], s
                   **{f"move_{k}": v for k, v in record.items()}}
         for k, row in enumerate(mail):
             params.update({f"mail{k}_{name}": row[name] for name in _OUTBOX_FIELDS})
-        stored, *ids = conn.execute(_at_once(len(mail)), params).one()
+        hashes = sorted({address_hash(s.email) for s in seats})
+        bank = mailbox_hash(seat.email) if seat.email else ""
+        params.update(view_hashes=hashes, view_bank=bank)
+        stored, *ids, bouncing, days, banked_at = conn.execute(_at_once(len(mail)), params).one()
         if stored != 1:
             return None  # another move was stored first: nothing was written
         _committed(game, values)
+        # What the mover's view asks, answered already (pbem.games.views).
+        session.info.setdefault(BOUNCES_KNOWN, {}).update({h: h in (bouncing or ()) for h in hashes})
+        if bank:
+            session.info.setdefault(VACATION_KNOWN, {})[bank] = (
+                None if days is None else VacationBank(address_hash=bank, days=days, updated_at=banked_at))
         return outgoing(mail, ids)
     if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
         return None

@@ -138,6 +138,12 @@ _BOUNCING = select(Bounce.address_hash).where(col(Bounce.address_hash).in_(bindp
                                               col(Bounce.bouncing_at).is_not(None))
 
 
+#: Addresses a transaction has asked about already (``session.info[BOUNCES_KNOWN]
+#: [address_hash]``: whether it bounces), e.g. with a move's writes
+#: (:mod:`pbem.games.moves`), so that the view does not ask again.
+BOUNCES_KNOWN = "pbem.bounces_known"
+
+
 def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
     """The seats whose address bounces, read in the transaction that loaded the
     viewer's seat (every caller of ``game_view`` holds one)."""
@@ -145,6 +151,9 @@ def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:
     if not isinstance(session, Session):
         return set()
     hashes = {address_hash(s.email): s.id for s in seats}
+    known = session.info.get(BOUNCES_KNOWN, {})
+    if all(h in known for h in hashes):
+        return {seat_id for h, seat_id in hashes.items() if known[h]}
     found = session.exec(_BOUNCING, params={"hashes": list(hashes)}).all()
     return {hashes[h] for h in found}
 
