@@ -126,27 +126,32 @@ class Game:
         # "live": occupied territories with an occupied neighbour.  A legal move
         # exists exactly when this is non-zero (the smaller group can always join
         # the bigger), and the territories a move drops from it become villages.
-        self._live = 0
+        # (Occupancy is read from the counts, not the mask: the mask is wider
+        # than a machine digit, so each shift of it allocates.)
+        counts = self._counts
+        live = 0
         for i in range(n):
-            if occ >> i & 1 and nbr[i] & occ:
-                self._live |= 1 << i
+            if counts[i] and nbr[i] & occ:
+                live |= 1 << i
+        self._live = live
         # Every edge (numbered as in ``board.edges``) between two occupied
         # territories, with each edge's place in the list in ``_slot``, so that a
         # uniformly random legal move costs O(1) and an edge is dropped in O(1).
         # Undirected edges halve the upkeep of ordered pairs; the direction is
         # drawn with the edge, and the 7-or-more rule is checked when it is read.
         # (Territories only ever empty, so edges are only ever dropped.)
-        self._edges: list[int] = []
-        self._slot = [0] * len(board.edges)
+        edges: list[int] = []
+        slot = [0] * len(board.edges)
         # Each occupied territory's number of occupied neighbours: a small-int
         # count, so a move finds its villages without a wide mask operation.
-        self._deg = [0] * n
+        deg = [0] * n
         for e, (a, b) in enumerate(board.edges):
-            if occ >> a & 1 and occ >> b & 1:
-                self._slot[e] = len(self._edges)
-                self._edges.append(e)
-                self._deg[a] += 1
-                self._deg[b] += 1
+            if counts[a] and counts[b]:
+                slot[e] = len(edges)
+                edges.append(e)
+                deg[a] += 1
+                deg[b] += 1
+        self._edges, self._slot, self._deg = edges, slot, deg
 
     # -- reading the position -------------------------------------------------
 
@@ -183,8 +188,11 @@ class Game:
         return self.board.ids_of(self._occ)
 
     def position(self) -> dict[int, dict[str, int]]:
-        """Every non-empty territory with its huts by clan."""
-        return {tid: self.huts(tid) for tid in self.occupied()}
+        """Every non-empty territory with its huts by clan, in the board's order.
+        (Read straight from the packed huts: every request's view and every
+        stored snapshot asks for it.)"""
+        ids = self.board.ids
+        return {ids[i]: _unpack(p) for i, p in enumerate(self._packed) if p}
 
     def live_huts(self, clan: int) -> int:
         """The huts of clan number ``clan`` (its index in ``CLANS``) on territories
