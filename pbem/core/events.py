@@ -7,6 +7,8 @@ read back here only, never by hand.
 ('ply:12', 'remind:12:1700000000', <Event.OVER: 'over'>)
 >>> ply_of("remind:12:1700000000"), id_of("inbound:7"), ply_of("over"), id_of("talk:x")
 (12, 7, None, None)
+>>> cause_of("nudge:7"), cause_of("over"), cause_of("nothing:1")
+(<Event.NUDGE: 'nudge'>, <Event.OVER: 'over'>, None)
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class Event(StrEnum):
 _OF_PLY = (Event.PLY, Event.REMIND, Event.AUTOPILOT)
 #: The events whose detail is a row's id.
 _OF_ROW = (Event.TALK, Event.INBOUND, Event.UNREACHABLE, Event.WEBHOOK_OFF, Event.NUDGE)
+_CAUSES = frozenset(e.value for e in Event)
 
 
 def key(event: Event, *details: object) -> str:
@@ -89,3 +92,9 @@ def ply_of(text: str) -> int | None:
 def id_of(text: str) -> int | None:
     """The row a talk, inbound, unreachable, webhook-off or nudge key names (``None`` for another key)."""
     return _number(text, _OF_ROW, 1)
+
+
+def cause_of(text: str) -> Event | None:
+    """The cause a key names (``None`` for a key no cause makes)."""
+    head = text.split(":", 1)[0]
+    return Event(head) if head in _CAUSES else None

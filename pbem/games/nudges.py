@@ -1,10 +1,13 @@
 """Nudges: a player who has waited on the same mover for ``NUDGE_AFTER_HOURS``
-may send them a short "Anna is waiting for your move" mail, once a day per game.
+may send them a short "Anna is waiting for your move" mail, once a day per game
+(and a push, where the mover has a push subscription).
 
 A nudge goes only to a person whose address may be mailed and who takes turn
-mail; never to a seat the computer plays.  Everything refused changes nothing.
-The mail itself checks again as it goes (``pbem.mail.kinds.NudgeMail``): a mover
-who moved meanwhile is not nudged."""
+mail; never to a seat the computer plays, nor to a mover who is away (their
+clock paused for a vacation) until they are back.  Everything refused changes
+nothing.  The mail and the push check again as they go
+(``pbem.mail.kinds.NudgeMail``, ``pbem.mail.push_posts``): a mover who moved
+meanwhile is not nudged."""
 
 from __future__ import annotations
 
@@ -22,10 +25,11 @@ from ..core.context import Context
 from ..core.db import as_utc, session_scope
 from ..core.events import Event
 from ..core.models import Bounce, Game, GameStatus, MailChoice, MoveRecord, Seat, Suppression
-from ..core.outbox import OutboxKind, enqueue
+from ..core.outbox import OutboxKind, Outgoing, enqueue
 from ..core.seat_extras_tables import Nudge
 from ..people.players import address_hash, suppression_hashes
 from ..words import N_
+from . import push_turn
 from .lookup import refuse_computer_seat, seat_and_game
 
 log = logging.getLogger(__name__)
@@ -52,9 +56,15 @@ class NudgeOffer:
     mover: str
     #: When this seat may nudge them (at or before now: it may now).
     at: datetime
+    #: Until when the mover is away (their clock paused for a vacation), if
+    #: they are now: no nudge goes to them before then.
+    away_until: datetime | None = None
 
     def allowed(self, now: datetime) -> bool:
         return self.at <= now
+
+    def away(self, now: datetime) -> bool:
+        return self.away_until is not None and self.away_until > now
 
 
 def turn_started(session: Session, game: Game) -> datetime | None:
@@ -123,6 +133,12 @@ def _refusal(ctx: Context, session: Session, game: Game, seats: Sequence[Seat],
     if last is not None:
         at = max(at, last + NUDGE_EVERY)
     now = ctx.now()
+    away = as_utc(mover.paused_until)
+    if away is not None and away > now:
+        # Paused for a vacation: their clock waits for them, and so do nudges.
+        return errors.Conflict(N_("%(name)s is away until %(when)s; you can nudge them after that"),
+                               name=mover.name, when=away.isoformat(timespec="minutes"),
+                               code="mover-away"), mover, max(at, away)
     if at > now:
         return errors.RateLimited(N_("too soon to nudge %(name)s: you may from %(when)s"), name=mover.name,
                                   when=at.isoformat(timespec="minutes"), code="nudge-too-soon",
@@ -131,17 +147,20 @@ def _refusal(ctx: Context, session: Session, game: Game, seats: Sequence[Seat],
 
 
 def nudge_offer(ctx: Context, session: Session, game: Game, seats: Sequence[Seat], seat: Seat) -> NudgeOffer | None:
-    """What the seat page offers: the mover and when they may be nudged, or
-    ``None`` where no nudge can ever go now (own turn, a computer, no mail)."""
+    """What the seat page offers: the mover and when they may be nudged (and
+    until when they are away, if they are), or ``None`` where no nudge can ever
+    go now (own turn, a computer, no mail)."""
     refusal, mover, at = _refusal(ctx, session, game, seats, seat)
     if mover is None or at is None:
         return None
-    return NudgeOffer(mover=mover.name, at=at)
+    away = as_utc(mover.paused_until) if refusal is not None and refusal.code == "mover-away" else None
+    return NudgeOffer(mover=mover.name, at=at, away_until=away)
 
 
 def nudge(ctx: Context, token: object) -> NudgeSent:
     """Nudge the player to move from the seat this token opens: one outbox row
-    to them (``nudge:ID``), or the refusal, with nothing changed."""
+    to them (``nudge:ID``), and a push beside it where they have a push
+    subscription; or the refusal, with nothing changed."""
     now = ctx.now()
     with session_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
@@ -156,14 +175,21 @@ def nudge(ctx: Context, token: object) -> NudgeSent:
         made = Nudge(game_id=game.id, seat_id=seat.id, mover_id=mover.id, ply=game.ply, created_at=now)
         session.add(made)
         session.flush()
-        row = enqueue(session, kind=OutboxKind.NUDGE, event=events.key(Event.NUDGE, made.id),
-                      recipient=mover.email, base_url=ctx.base_url, now=now, game_id=game.id, seat_id=mover.id)
+        event = events.key(Event.NUDGE, made.id)
+        rows = Outgoing([enqueue(session, kind=OutboxKind.NUDGE, event=event, recipient=mover.email,
+                                 base_url=ctx.base_url, now=now, game_id=game.id, seat_id=mover.id)])
+        if push_turn.subscribed(session, game, mover):
+            # Beside the mail, as a turn is pushed: what it says is built as it
+            # goes, and not at all if they moved meanwhile (pbem.mail.push_posts).
+            pushed = enqueue(session, kind=OutboxKind.PUSH, event=event, recipient=push_turn.recipient(mover.id),
+                             base_url=ctx.base_url, now=now, game_id=game.id, seat_id=mover.id)
+            rows = Outgoing([*rows, pushed], posts=[pushed])
         sent: NudgeSent = {"game": game.public_id, "nudged": mover.name,
                            "next_nudge_at": (now + NUDGE_EVERY).isoformat()}
     # Mail one player makes another get: said in the log, by seat and game only.
     log.info("seat %d of game %s nudged seat %d to move", seat.position, sent["game"], mover.position,
              extra={"game": sent["game"]})
-    ctx.relay([row])
+    ctx.relay(rows)
     return sent
 
 

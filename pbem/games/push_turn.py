@@ -11,7 +11,10 @@ its mode: a lost subscription must not leave a player unwarned.
 
 Whether a seat has a subscription comes with the seat token's look-up
 (:mod:`.lookup`, ``session.info[PUSH_SEATS]``), as whether a game has live
-webhooks does: a move asks nothing more of a seat that has none."""
+webhooks does: a move asks nothing more of a seat that has none.
+
+A nudge (:mod:`.nudges`) is pushed too, beside its mail, as a ``push`` row of
+the nudge's event (``nudge:ID``), where the mover has a subscription."""
 
 from __future__ import annotations
 
@@ -59,7 +62,9 @@ def subscription_of(session: Session, seat_id: int | None) -> PushSubscription |
     return session.exec(select(PushSubscription).where(PushSubscription.seat_id == seat_id)).first()
 
 
-def _subscribed(session: Session, game: Game, seat: Seat) -> bool:
+def subscribed(session: Session, game: Game, seat: Seat) -> bool:
+    """Whether the seat has a push subscription (known already if its token was
+    looked up in this transaction)."""
     known = session.info.get(PUSH_SEATS, {}).get(game.id)
     if known is not None:
         return seat.id in known
@@ -71,13 +76,13 @@ def planned_notices(session: Session, game: Game, seat: Seat, ply: int, *, base_
     """The outbox rows (:func:`pbem.core.outbox.row_values`) that tell a person
     it is now their turn: the push, the turn mail, or both."""
     event = events.key(Event.PLY, ply)
-    subscribed = seat.id is not None and _subscribed(session, game, seat)
+    pushed = seat.id is not None and subscribed(session, game, seat)
     rows: list[dict[str, Any]] = []
-    if subscribed:
+    if pushed:
         assert seat.id is not None
         rows.append(row_values(kind=OutboxKind.PUSH, event=event, recipient=recipient(seat.id), seat_id=seat.id,
                                base_url=base_url, now=now, game_id=game.id))
-    mode = seat.push_mode if subscribed else PushMode.MAIL
+    mode = seat.push_mode if pushed else PushMode.MAIL
     if seat.mail != MailChoice.EVERY or mode == PushMode.PUSH_ONLY or not seat.email:
         return rows
     due = now + timedelta(minutes=seat.push_minutes) if mode == PushMode.PUSH_FIRST else None

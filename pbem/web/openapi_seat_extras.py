@@ -35,15 +35,18 @@ def paths() -> dict[str, Any]:
             "operationId": "nudge",
             "summary": "nudge the player you are waiting on: a short mail to them saying you wait for their move "
                        "(after waiting on the same mover for NUDGE_AFTER_HOURS, 24 by default; once a day per "
-                       "game); dropped if they move before it goes",
+                       "game), and a push where they have a push subscription; dropped if they move before it "
+                       "goes",
             "security": SEAT,
             "responses": {
                 "202": json_answer(ref("NudgeSent"), "The nudge is on its way."),
                 "400": BAD_QUERY, "401": NO_SEAT,
                 "409": refused("Not now: the game is not being played, it is your own turn (`your-turn`), the "
-                                "computer plays your seat or the mover's (`computer-turn`), or the mover cannot be "
-                                "mailed (`cannot-nudge`).", "not-started", "game-over", "your-turn",
-                                "computer-seat", "computer-turn", "cannot-nudge"),
+                                "computer plays your seat or the mover's (`computer-turn`), the mover cannot be "
+                                "mailed (`cannot-nudge`), or the mover is away, their clock paused until their "
+                                "`paused_until` in the view (`mover-away`): nudge them after that.",
+                                "not-started", "game-over", "your-turn", "computer-seat", "computer-turn",
+                                "cannot-nudge", "mover-away"),
                 "422": ONLY_BAD_TEXT,
                 "429": refused("Too soon: you have not waited long enough on this mover, or you nudged in this "
                                 "game less than a day ago; try again after `Retry-After` seconds.", "nudge-too-soon",

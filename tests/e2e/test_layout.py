@@ -6,7 +6,9 @@ lines, and no cell or scrolling box hides part of what it holds.
 One browser, one context per language (the browser's ``Accept-Language`` picks
 the language of the pages that are nobody's seat; a seat page speaks its seat's
 language) and one tab: each page is loaded once and measured at the four widths
-by resizing the tab.  ``PBEM_LAYOUT_SHOTS=1`` also saves a screenshot of each
+by resizing the tab.  A form measured in one language only (the start form
+with its clock section open) is measured in the longest, Hungarian.
+``PBEM_LAYOUT_SHOTS=1`` also saves a screenshot of each
 page at 390 and 1280 px to /tmp/shots/layout (to look at them; off by default:
 they take minutes)."""
 
@@ -424,5 +426,73 @@ def test_practice_from_here_fits_every_width(layout: Layout, live: Any, ended: t
     submit(page, "#practice-start")
     assert page.locator("#practice-note").is_visible()
     layout.measure(language, "seat: a practice game")
+    assert len(layout.measured) == 2 * len(WIDTHS)
+    assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)
+
+
+#: The language whose words run longest (tests/e2e/test_accessibility.py): a form
+#: measured in one language only is measured in this one.
+LONGEST = "hu"
+
+#: The fields, check boxes and their labels under ``selector`` that do not lie
+#: wholly inside the window, or inside their own box (a field cut off at the
+#: right edge is clipped even where nothing scrolls).
+CLIPPED = r"""
+(selector) => {
+  const problems = [];
+  for (const el of document.querySelectorAll(`${selector} input, ${selector} label, ${selector} summary`)) {
+    if (!el.checkVisibility({visibilityProperty: true})) continue;
+    const r = el.getBoundingClientRect();
+    const name = el.tagName === 'LABEL' ? `the label of ${el.getAttribute('for') || el.textContent.trim().slice(0, 30)}`
+                                        : el.id || el.tagName.toLowerCase();
+    if (r.left < -0.5 || r.right > innerWidth + 0.5) {
+      problems.push(`${name}: from ${Math.round(r.left)}px to ${Math.round(r.right)}px, outside the ${innerWidth}px window`);
+    }
+    if (el.tagName === 'LABEL' && el.scrollWidth > el.clientWidth + 1) {
+      problems.push(`${name}: its text needs ${el.scrollWidth}px, it has ${el.clientWidth}px`);
+    }
+  }
+  return problems;
+}
+"""
+
+
+def _unclipped(layout: Layout, language: str, selector: str, label: str) -> None:
+    """Every field of ``selector`` inside the window, at every width."""
+    page = layout.pages[language]
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": HEIGHT})
+        layout.problems += [f"{language} {label} at {width}px: {p}" for p in page.evaluate(CLIPPED, selector)]
+    page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+
+
+def test_the_start_forms_clock_section_opened_fits_every_width(layout: Layout, live: Any) -> None:
+    """The start form with its clock section (a correspondence clock, weekends
+    off, no vacation) opened and filled to its largest numbers, then refused for a
+    clock out of range (the page opens the section itself and marks the field):
+    in the longest language, at every width, nothing scrolls sideways and no
+    field is clipped."""
+    language = LONGEST
+    page = layout.open(language, "/")
+    section = page.locator(".start-form details.clock-options")
+    assert section.get_attribute("open") is None  # closed until asked for
+    section.locator("summary").click()
+    assert section.get_attribute("open") is not None
+    page.locator("#clock_days").fill(str(games.MAX_CLOCK_DAYS))
+    page.locator("#clock_increment_hours").fill(str(games.MAX_INCREMENT_HOURS))
+    page.locator("#clock_max_days").fill(str(games.MAX_BANK_DAYS))
+    page.locator("#weekends_off").check()
+    page.locator("#vacation_off").check()
+    layout.measure(language, "home, the clock section open")
+    _unclipped(layout, language, ".clock-options", "home, the clock section open")
+    page.locator("#clock_days").fill(str(games.MAX_CLOCK_DAYS * 100))
+    submit(page, ".start-card button[type=submit]")
+    page.locator("#start-error").wait_for(state="visible", timeout=15_000)
+    section = page.locator(".start-form details.clock-options")
+    assert section.get_attribute("open") is not None
+    assert page.locator("#clock_days").get_attribute("aria-invalid") == "true"
+    assert page.locator("#weekends_off").is_checked() and page.locator("#vacation_off").is_checked()
+    layout.measure(language, "home, a refused clock")
+    _unclipped(layout, language, ".clock-options", "home, a refused clock")
     assert len(layout.measured) == 2 * len(WIDTHS)
     assert not layout.problems, f"{len(layout.problems)} layout problems:\n" + "\n".join(layout.problems)

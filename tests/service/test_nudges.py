@@ -1,7 +1,8 @@
 """Nudges through the service layer, on a frozen clock: after waiting on the same
 mover for NUDGE_AFTER_HOURS a player may nudge them once a day per game; too
-soon, on your own turn, to a computer or to an address that cannot be mailed is
-refused and changes nothing; the mail goes only while the turn is still theirs."""
+soon, on your own turn, to a computer, to an address that cannot be mailed or to
+a mover who is away (their clock paused) is refused and changes nothing; the mail
+goes only while the turn is still theirs."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pbem.core.seat_extras_tables import Nudge
 from pbem.core.config import UnsafeConfig, check_safe, load_config
 from pbem.mail import kinds
 from pbem.people.players import address_hash, mailbox_hash
+from pbem.words import Words, error_text
 from tests.support.clock import frozen_clock
 from tests.support.games import db_id, finish, new_game, to_move
 from tests.support.web import snapshot
@@ -180,6 +182,52 @@ def test_the_page_says_from_when_a_nudge_may_go(ctx: Any) -> None:
     assert _offer(ctx, mover) is None  # your own turn
     now.advance(hours=24)
     assert _offer(ctx, other).allowed(now.at)  # type: ignore[union-attr]
+
+
+def test_a_mover_who_is_away_is_not_nudged_until_they_are_back(ctx: Any) -> None:
+    ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from
+    now = frozen_clock(ctx)
+    _, toks = new_game(ctx)
+    mover, other, view = waiting(ctx, toks)
+    now.advance(hours=25)  # past the wait: only the pause stands in the way
+    games.pause_clock(ctx, mover, 3)
+    back = now.at + timedelta(days=3)
+    before = snapshot(ctx)
+    with pytest.raises(errors.Conflict) as refused:
+        games.nudge(ctx, other)
+    assert refused.value.code == "mover-away" and refused.value.status == 409
+    assert refused.value.message == (f"{view['you']} is away until {back.isoformat(timespec='minutes')}; "
+                                     "you can nudge them after that")
+    assert snapshot(ctx) == before and nudge_rows(ctx) == []
+    # Said in each reader's language, with the name and the time in it.
+    english = error_text(refused.value)
+    for language in ("hu", "cs", "pt"):
+        said = error_text(refused.value, Words(language))
+        assert said != english and view["you"] in said and back.isoformat(timespec="minutes") in said
+    # The page offers no button, but says until when they are away.
+    offer = _offer(ctx, other)
+    assert offer is not None and offer.away(now.at) and not offer.allowed(now.at)
+    assert offer.away_until == back and offer.at == back
+    # Back from the pause: the nudge goes.
+    now.advance(days=3, seconds=1)
+    offer = _offer(ctx, other)
+    assert offer is not None and not offer.away(now.at) and offer.allowed(now.at)
+    games.nudge(ctx, other)
+    assert len(nudge_rows(ctx)) == 1
+
+
+def test_an_away_mover_who_cannot_be_mailed_is_refused_as_cannot_nudge(ctx: Any) -> None:
+    """Away passes with time; no mail never does: the page offers nothing at all."""
+    ctx.config["VACATION_DAYS"] = 7
+    now = frozen_clock(ctx)
+    _, toks = new_game(ctx)
+    mover, other, _ = waiting(ctx, toks)
+    games.pause_clock(ctx, mover, 2)
+    games.set_mail(ctx, mover, MailChoice.NONE)
+    now.advance(days=1)
+    with pytest.raises(errors.Conflict) as refused:
+        games.nudge(ctx, other)
+    assert refused.value.code == "cannot-nudge" and _offer(ctx, other) is None
 
 
 def test_the_mail_is_dropped_if_the_mover_moved_meanwhile(ctx: Any) -> None:

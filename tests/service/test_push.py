@@ -3,7 +3,8 @@ push that a real decryptor with the subscription's private key reads (at a
 real HTTP server on 127.0.0.1 standing for the push service), signed with the
 service's VAPID key; 404/410 drop the subscription; "push first" mails only
 when the seat page was not opened in time (frozen clock); "push only" mails
-nothing; a subscription is checked strictly, and push is off without a key."""
+nothing; a subscription is checked strictly, and push is off without a key.  A
+nudge is pushed beside its mail, in the mover's language, unless they moved."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pbem.core.models import Outbox, OutboxStatus, PushMode
 from pbem.core.outbox import OutboxKind
 from pbem.core.push_tables import PushSubscription
 from pbem.table import push, watching
+from pbem.words import Words
 from pbem.workers.clock import sweep_outbox
 from tests.support.clock import frozen_clock, wait_until
 from tests.support.games import email_of, new_game, play, to_move
@@ -204,3 +206,95 @@ def test_push_is_off_without_a_key(ctx: Any) -> None:
     with pytest.raises(errors.NotFound):
         push.subscribe(ctx, toks[0], Browser("https://push.clans.example/x").subscription())
     assert not push.settings_of(ctx, toks[0]).available
+
+
+def _nudged(ctx: Any, clock: Any, toks: list[str], browser: Browser | None) -> tuple[str, str]:
+    """A nudge to the mover (subscribed with ``browser``, if one), after the wait:
+    the mover's token and the nudger's."""
+    mover, _ = to_move(ctx, toks)
+    other = next(t for t in toks if t != mover)
+    if browser is not None:
+        assert push.subscribe(ctx, mover, browser.subscription()).subscribed
+    clock.advance(hours=25)
+    games.nudge(ctx, other)
+    return mover, other
+
+
+def _turn_began(ctx: Any, token: str) -> Any:
+    with session_scope(ctx.engine) as session:
+        _, game, _ = games.seat_and_game(session, token)
+        return games.turn_started(session, game)
+
+
+def test_a_nudge_is_pushed_beside_its_mail_to_a_subscribed_mover(pctx: Any, receiver: Receiver) -> None:
+    receiver.status = 201
+    clock = frozen_clock(pctx)
+    _, toks = new_game(pctx, 2)
+    browser = Browser(receiver.url)
+    mover, other = _nudged(pctx, clock, toks, browser)
+    # Written with the nudge's mail, of the same event, to the mover's seat.
+    (pushed,) = _rows(pctx, OutboxKind.PUSH)
+    (mailed,) = _rows(pctx, OutboxKind.NUDGE)
+    assert pushed.event == mailed.event and pushed.event.startswith("nudge:")
+    assert pushed.recipient == f"push:{mailed.seat_id}" and pushed.seat_id == mailed.seat_id
+    got = wait_until(lambda: receiver.posts)[-1]
+    said = browser.read(got.body)
+    view, nudger = games.seat_view(pctx, mover), games.seat_view(pctx, other)["you"]
+    since = Words().when(_turn_began(pctx, mover))
+    assert said == {
+        "title": f"{nudger} is waiting for your move",
+        "body": f"{view['you']}: it has been your turn in game {view['game']} since {since} (move {view['ply'] + 1}).",
+        "url": f"{pctx.base_url}/play/{mover}", "tag": f"pbem-{view['game']}", "game": view["game"],
+        "ply": view["ply"], "lang": "en"}
+    # Nothing hidden: not the mover's clan, nor anyone else's.
+    assert view["clan"] and view["clan"] not in said["title"] + said["body"]
+    assert Vapid02.verify(got.headers["authorization"]) and got.headers["content-encoding"] == "aes128gcm"
+    assert [r.status for r in _rows(pctx, OutboxKind.PUSH)] == [OutboxStatus.SENT]
+    assert len(receiver.posts) == 1
+
+
+@pytest.mark.parametrize("language", ["hu", "cs", "pt"])
+def test_a_nudges_push_is_in_the_movers_language(pctx: Any, receiver: Receiver, language: str) -> None:
+    receiver.status = 201
+    clock = frozen_clock(pctx)
+    _, toks = new_game(pctx, 2)
+    mover, _ = to_move(pctx, toks)
+    zone = {"hu": "Europe/Budapest", "cs": "Europe/Prague", "pt": "Europe/Lisbon"}[language]
+    games.set_language(pctx, mover, language, zone)
+    browser = Browser(receiver.url)
+    _, other = _nudged(pctx, clock, toks, browser)
+    said = browser.read(wait_until(lambda: receiver.posts)[-1].body)
+    w, nudger = Words(language, zone), games.seat_view(pctx, other)["you"]
+    assert said["lang"] == w.tag
+    assert said["title"] == w._("%(nudger)s is waiting for your move", nudger=nudger)
+    assert said["title"] != f"{nudger} is waiting for your move"
+    assert w.when(_turn_began(pctx, mover)) in said["body"] and "your turn" not in said["body"]
+
+
+def test_a_nudge_to_a_mover_without_a_subscription_writes_no_push(pctx: Any, receiver: Receiver) -> None:
+    clock = frozen_clock(pctx)
+    _, toks = new_game(pctx, 2)
+    mover, _ = to_move(pctx, toks)
+    # The one waiting has a subscription; the mover, who is nudged, has none.
+    waiter = next(t for t in toks if t != mover)
+    assert push.subscribe(pctx, waiter, Browser(receiver.url).subscription()).subscribed
+    _nudged(pctx, clock, toks, None)
+    assert len(_rows(pctx, OutboxKind.NUDGE)) == 1
+    assert _rows(pctx, OutboxKind.PUSH) == [] and receiver.posts == []
+
+
+def test_a_nudges_push_is_not_sent_once_the_mover_moved(pctx: Any, receiver: Receiver) -> None:
+    clock = frozen_clock(pctx)
+    _, toks = new_game(pctx, 2)
+    receiver.stop()  # the push service is down: the push waits for a retry
+    mover, _ = _nudged(pctx, clock, toks, Browser(receiver.url))
+    (pushed,) = _rows(pctx, OutboxKind.PUSH)
+    assert pushed.status == OutboxStatus.PENDING
+    # They move, the other moves, and it is their turn again: that nudge was about the turn they took.
+    play(pctx, toks, 2)
+    assert to_move(pctx, toks)[0] == mover
+    clock.advance(hours=2)
+    sweep_outbox(pctx)
+    nudge_push = next(r for r in _rows(pctx, OutboxKind.PUSH) if r.id == pushed.id)
+    assert nudge_push.status == OutboxStatus.SKIPPED
+    assert receiver.posts == []

@@ -518,6 +518,27 @@ def test_a_nudge_that_goes_and_one_too_soon_get_what_the_document_says(world: Wo
     case.validate_response(again, checks=ANSWER_CHECKS)
 
 
+def test_a_nudge_to_a_mover_who_is_away_gets_what_the_document_says(world: World) -> None:
+    """A mover on a paused clock is not nudged: 409 mover-away, documented with that code."""
+    game_id = games.start_game(world.ctx, games.parse_players([{"name": "Pia", "email": "pia@example.org"},
+                                                               {"name": "Rui", "email": "rui@example.org"}]))
+    tokens = seat_tokens(world.ctx, game_id)
+    for token in tokens:
+        games.accept(world.ctx, token)
+    mover = next(t for t in tokens if games.seat_view(world.ctx, t)["your_turn"])
+    waiter = next(t for t in tokens if t != mover)
+    kept = world.ctx.config["VACATION_DAYS"]
+    world.ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from
+    try:
+        games.pause_clock(world.ctx, mover, 3)
+    finally:
+        world.ctx.config["VACATION_DAYS"] = kept
+    case = schema["/seat/nudge"]["POST"].Case(headers={"Authorization": f"Bearer {waiter}"})
+    response = case.call(app=world.app)
+    assert response.status_code == 409 and response.json()["error"]["code"] == "mover-away", response.text
+    case.validate_response(response, checks=ANSWER_CHECKS)
+
+
 def test_the_extras_operations_are_in_the_document() -> None:
     """Nudges and notes are described (and so fuzzed by the test above, which takes every operation)."""
     operations = {(path, method) for path, methods in schema.raw_schema["paths"].items() for method in methods}

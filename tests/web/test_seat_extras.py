@@ -1,5 +1,6 @@
 """The seat page's nudge button and notes form, and the API's ``/seat/nudge`` and
-``/seat/notes``: the button shows only when a nudge may go (else when it may),
+``/seat/notes``: the button shows only when a nudge may go (else when it may, or
+that the mover is away until when),
 every refusal changes nothing, and the notes are on no page but their own seat's."""
 
 from __future__ import annotations
@@ -79,6 +80,35 @@ def test_the_api_nudges_once_and_answers_too_soon_with_retry_after(client: Any, 
     assert _nudges(ctx) == 1
     bad = client.post("/api/v1/seat/nudge", headers={"Authorization": "Bearer nope"})
     assert bad.status_code == 401 and bad.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_a_mover_who_is_away_gets_no_button_and_no_nudge_from_the_api(client: Any, ctx: Any) -> None:
+    ctx.config["VACATION_DAYS"] = 7  # the bank pauses spend from
+    now = frozen_clock(ctx)
+    _, toks = new_game(ctx)
+    mover, other, name = _waiting(ctx, toks)
+    now.advance(hours=24)
+    games.pause_clock(ctx, mover, 2)
+    # The page says why instead of offering the button.
+    page = client.get(f"/play/{other}").get_data(as_text=True)
+    assert f'action="/play/{other}/nudge"' not in page and "data-away-until=" in page
+    assert f"{name} is away until " in page and "; you can nudge them after that." in page
+    games.set_language(ctx, other, "hu", "Europe/Budapest")
+    page = client.get(f"/play/{other}").get_data(as_text=True)
+    assert f"{name} szabadságon van (vége: " in page and "you can nudge them" not in page
+    before = snapshot(ctx)
+    api = client.post("/api/v1/seat/nudge", headers={"Authorization": f"Bearer {other}"})
+    assert api.status_code == 409 and api.get_json()["error"]["code"] == "mover-away"
+    assert api.get_json()["error"]["message"].startswith(f"{name} is away until ")
+    # The form sent anyway (a page left open): refused on the page, in its reader's language.
+    form = client.post(f"/play/{other}/nudge", data={"csrf_token": csrf_token(client, f"/play/{other}")})
+    assert form.status_code == 409 and f"{name} szabadságon van" in form.get_data(as_text=True)
+    assert snapshot(ctx) == before and _nudges(ctx) == 0
+    # Back: the button, and the nudge goes.
+    now.advance(days=2, minutes=1)
+    assert f'action="/play/{other}/nudge"' in client.get(f"/play/{other}").get_data(as_text=True)
+    sent = client.post("/api/v1/seat/nudge", headers={"Authorization": f"Bearer {other}"})
+    assert sent.status_code == 202 and _nudges(ctx) == 1
 
 
 def test_notes_are_kept_from_the_page_and_shown_on_no_other(client: Any, ctx: Any) -> None:
