@@ -273,31 +273,49 @@ def handoff_ms(env: dict[str, str], n: int = 300) -> list[float]:
     return out
 
 
-def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
-    from pbem import games
+@dataclass
+class Played:
+    """Copies of real two-player games ready to be played: the first ``CAPACITY_GAMES`` for
+    the capacity loop, the rest for the open-load phases."""
+
+    url: str
+    copies: list[tuple[int, list[str]]]
+    closed: Table
+    table: Table
+    neighbours: dict[int, list[int]]
+
+
+def played_copies(infra: Infra, label: str, count: int) -> Played:
+    """``count`` copies of 8 new two-player games in a database of their own (the
+    templates retired), each ready to move: its first turn mail counts as come."""
+    from pbem import games as service
     from pbem.rules import classic_board
 
-    seconds = 5.0 if quick else 20.0
-    warmup = 1.0 if quick else 3.0
-    games = 300 if quick else 1500
-    url = infra.database("openload")
+    url = infra.database(label)
     ctx = gamedata.context(url)
     templates = []
     for _ in range(8):
-        game_id, toks = gamedata.new_game(ctx, 2)
-        templates.append((game_id, games.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
+        game_id, _toks = gamedata.new_game(ctx, 2)
+        templates.append((game_id, service.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
     ctx.engine.dispose()
-    copies = gamedata.clone_games(url, [t for t, _ in templates], games, history=True)
+    copies = gamedata.clone_games(url, [t for t, _ in templates], count, history=True)
     gamedata.retire(url, [t for t, _ in templates])
     views = dict(templates)
-    # The copies' first turn mail counts as come: every game starts ready.
     everyone = []
     for k, (gid, toks) in enumerate(copies):
         v = views[templates[k % len(templates)][0]]
         everyone.append(Game(gid, toks, v["huts"], v["ply"], v["next_seat"], v["ply"]))
-    closed, table = Table(everyone[:CAPACITY_GAMES]), Table(everyone[CAPACITY_GAMES:])
     board = classic_board()
-    neighbours = {tid: sorted(board.neighbours(tid)) for tid in board.ids}
+    return Played(url, copies, Table(everyone[:CAPACITY_GAMES]), Table(everyone[CAPACITY_GAMES:]),
+                  {tid: sorted(board.neighbours(tid)) for tid in board.ids})
+
+
+def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
+    seconds = 5.0 if quick else 20.0
+    warmup = 1.0 if quick else 3.0
+    games = 300 if quick else 1500
+    played = played_copies(infra, "openload", games)
+    url, closed, table, neighbours = played.url, played.closed, played.table, played.neighbours
 
     stack = Stack(infra, url)
     stack.start_sink()

@@ -27,7 +27,7 @@ from . import gamedata
 from .arrivals import Arrival, MailWatch, turn_ply
 from .common import Figure, percentile
 from .infra import BIN, HOST, Infra, dbapi_url
-from .openloop import CAPACITY_GAMES, CLIENTS, Game, Mover, Table, closed_loop, open_loop
+from .openloop import CAPACITY_GAMES, CLIENTS, Mover, closed_loop, open_loop, played_copies
 from .stack import Stack, wait_sent
 
 SHARE = 0.5
@@ -101,30 +101,13 @@ def _subscribe_all(url: str, game_ids: list[int], port: int, p256dh: str, auth: 
 
 
 def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[Figure], dict[str, Any]]:
-    from pbem import games
     from pbem.core import vapid
-    from pbem.rules import classic_board
 
     seconds = 5.0 if quick else 20.0
     warmup = 1.0 if quick else 3.0
     count = 300 if quick else 1500
-    url = infra.database("push")
-    ctx = gamedata.context(url)
-    templates = []
-    for _ in range(8):
-        game_id, _toks = gamedata.new_game(ctx, 2)
-        templates.append((game_id, games.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
-    ctx.engine.dispose()
-    copies = gamedata.clone_games(url, [t for t, _ in templates], count, history=True)
-    gamedata.retire(url, [t for t, _ in templates])
-    views = dict(templates)
-    everyone = []
-    for k, (gid, toks) in enumerate(copies):
-        v = views[templates[k % len(templates)][0]]
-        everyone.append(Game(gid, toks, v["huts"], v["ply"], v["next_seat"], v["ply"]))
-    closed, table = Table(everyone[:CAPACITY_GAMES]), Table(everyone[CAPACITY_GAMES:])
-    board = classic_board()
-    neighbours = {tid: sorted(board.neighbours(tid)) for tid in board.ids}
+    played = played_copies(infra, "push", count)
+    url, copies, closed, table, neighbours = played.url, played.copies, played.closed, played.table, played.neighbours
 
     endpoint = Endpoint()
     browser = Browser()
