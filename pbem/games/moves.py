@@ -141,13 +141,14 @@ def _at_once(rows: int) -> Any:
         list(_OUTBOX_FIELDS), select(*typed(f"mail{k}_", _OUTBOX, _OUTBOX_FIELDS)).select_from(advanced))
         .on_conflict_do_nothing().returning(_OUTBOX.c.id).cte(f"mail{k}") for k in range(rows)]
     bank = _BANK.c.address_hash == bindparam("view_bank")
-    return select(select(func.count()).select_from(advanced).scalar_subquery(),
-                  *(select(m.c.id).scalar_subquery() for m in mails),
-                  select(func.array_agg(_BOUNCE.c.address_hash)).where(
-                      _BOUNCE.c.address_hash == any_(bindparam("view_hashes", type_=ARRAY(String))),
-                      _BOUNCE.c.bouncing_at.is_not(None)).scalar_subquery(),
-                  select(_BANK.c.days).where(bank).scalar_subquery(),
-                  select(_BANK.c.updated_at).where(bank).scalar_subquery()).add_cte(moved)
+    answers: list[Any] = [select(func.count()).select_from(advanced).scalar_subquery(),
+                          *(select(m.c.id).scalar_subquery() for m in mails),
+                          select(func.array_agg(_BOUNCE.c.address_hash)).where(
+                              _BOUNCE.c.address_hash == any_(bindparam("view_hashes", type_=ARRAY(String))),
+                              _BOUNCE.c.bouncing_at.is_not(None)).scalar_subquery(),
+                          select(_BANK.c.days).where(bank).scalar_subquery(),
+                          select(_BANK.c.updated_at).where(bank).scalar_subquery()]
+    return select(*answers).add_cte(moved)
 
 
 def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
