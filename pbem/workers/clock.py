@@ -22,7 +22,7 @@ seconds); Celery beat runs the same functions as tasks (``pbem.workers.tasks``).
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable
 
 import sqlalchemy
@@ -38,8 +38,8 @@ from ..mail.delivery import SWEEP_GRACE, deliver, due, lease
 from ..mail.transport import transport_for
 from ..core import events
 from ..core.events import Event
-from ..core.models import (CaughtMail, Game, GameStatus, Inbound, InboundStatus, Login, MailChoice, Outbox,
-                           OutboxStatus, ReplyToken, Seat, table_of)
+from ..core.models import (CaughtMail, Game, GameStatus, HalfTurnMark, Inbound, InboundStatus, Login, MailChoice,
+                           Outbox, OutboxStatus, ReplyToken, Seat, table_of)
 from ..core.outbox import OutboxKind, enqueue, insert_rows, row_values
 from ..core.queries import about_game, digest_news
 from .daily_mail import send_daily
@@ -90,14 +90,18 @@ def send_reminders(ctx: Context) -> list[int]:
     with session_scope(ctx.engine) as session:
         # Only the columns the decision needs (not the snapshot), and only deadlines
         # not reminded yet: this runs every minute.  The deadline as long as it was
-        # not reminded (null once it was) is what ix_game_unreminded_deadline
-        # indexes: written as the index's expression, the scan reads the few games
-        # due a reminder instead of every running game (bench "clock").
+        # not reminded (null once it was) and its half-turn mark are what
+        # ix_game_reminder_due indexes: written as the index's expressions, the
+        # scan reads the few games due a reminder instead of every running game,
+        # or every game of short turns whose deadline is within the next
+        # REMINDER_HOURS (bench "clock").  The lead below decides; the mark only
+        # leaves out games it would leave out.
         unreminded = func.nullif(col(Game.deadline), col(Game.reminded_for))
         games = session.connection().execute(
             sqlalchemy.select(col(Game.id), col(Game.ply), col(Game.turn_seat), col(Game.turn_hours),
                               col(Game.deadline))
-            .where(col(Game.status) == GameStatus.ACTIVE, unreminded > now, unreminded <= horizon)
+            .where(col(Game.status) == GameStatus.ACTIVE, unreminded > now, unreminded <= horizon,
+                   HalfTurnMark() <= now.astimezone(timezone.utc).replace(tzinfo=None))
         ).all()
         candidates: list[tuple[int, int, int | None, datetime]] = []
         for game_id, ply, turn_seat, turn_hours, when in games:

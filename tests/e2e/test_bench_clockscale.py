@@ -47,7 +47,7 @@ def test_the_plan_checker_sees_seq_scans_and_the_clock_uses_its_indexes(bench_db
     scan = next(p for p in plans if p["sql"].startswith("SELECT game.id, game.ply FROM game"))
     assert "ix_game_deadline" in " ".join(scan["nodes"])
     remind = next(p for p in plans if p["sql"].startswith("SELECT game.id, game.ply, game.turn_seat"))
-    assert "ix_game_unreminded_deadline" in " ".join(remind["nodes"])
+    assert "ix_game_reminder_due" in " ".join(remind["nodes"])
     due = next(p for p in plans if p["sql"].startswith("SELECT outbox.id FROM outbox"))
     assert "ix_outbox_pending" in " ".join(due["nodes"])
     # Each statement was explained in a transaction rolled back: the move is still the one.
