@@ -36,6 +36,7 @@ from ..core.db import as_utc, session_scope
 from ..inbound import handling
 from ..mail.delivery import SWEEP_GRACE, deliver, due, lease
 from ..mail.transport import transport_for
+from ..people import vacation
 from ..core import events
 from ..core.events import Event
 from ..core.models import (CaughtMail, Game, GameStatus, HalfTurnMark, Inbound, InboundStatus, Login, MailChoice,
@@ -57,16 +58,22 @@ def expire_deadlines(ctx: Context) -> list[int]:
     """Let the autopilot move in every game whose deadline has passed; returns
     the ids of the games it moved in."""
     now = ctx.now()
+    game, seat = table_of(Game), table_of(Seat)
     with session_scope(ctx.engine) as session:
-        due = session.exec(
-            select(Game.id, Game.ply).where(Game.status == GameStatus.ACTIVE, col(Game.deadline).is_not(None),
-                                            col(Game.deadline) <= now).order_by(col(Game.deadline))
+        # With each game its mover's address: a lapsed deadline spends a day of the
+        # mover's vacation first, and their banks are read here all at once, not
+        # one by one in each game's transaction.
+        due = session.connection().execute(
+            select(game.c.id, game.c.ply, game.c.vacation_off, seat.c.email)
+            .outerjoin(seat, and_(seat.c.game_id == game.c.id, seat.c.position == game.c.turn_seat))
+            .where(game.c.status == GameStatus.ACTIVE, game.c.deadline.is_not(None), game.c.deadline <= now)
+            .order_by(game.c.deadline)
         ).all()
+        banks = vacation.banks(session, [email for _, _, off, email in due if not off and email])
     moved = []
-    for game_id, ply in due:
-        assert game_id is not None  # a stored game's
+    for game_id, ply, _, _ in due:
         try:
-            if games.autopilot_move(ctx, game_id, ply) is not None:
+            if games.autopilot_move(ctx, game_id, ply, banks) is not None:
                 moved.append(game_id)
         except Exception:  # noqa: BLE001 - one broken game must not stop the clock for the others
             log.exception("autopilot failed in game %s at move %s", game_id, ply,
