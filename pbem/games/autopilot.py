@@ -16,7 +16,7 @@ from ..people import vacation
 from ..rules.bots import choose_move
 from .announcing import computer_turn, hand_on
 from .computer import CLOCK_BOT_SECONDS, autopilot_seed, computer_move
-from .lookup import game_and_seats, rules_game
+from .lookup import game_to_move_in, rules_game
 from .moves import store_move
 from .vacation_days import spend_day
 
@@ -35,7 +35,7 @@ def autopilot_move(ctx: Context, game_id: int, ply: int,
     with session_scope(ctx.engine) as session:
         if banks:
             session.info[vacation.KNOWN] = dict(banks)
-        game, seats = game_and_seats(session, game_id)
+        game, seats = game_to_move_in(session, game_id)
         if game is None or game.status != GameStatus.ACTIVE or game.ply != ply:
             return None
         deadline = as_utc(game.deadline)
