@@ -10,8 +10,8 @@ from ..core.db import as_utc, session_scope
 from ..core import events
 from ..core.events import Event
 from ..core.models import GameStatus, MailChoice
-from ..core.vacation_tables import VacationBank
 from ..core.outbox import OutboxKind, enqueue
+from ..core.vacation_tables import VacationBank
 from ..people import vacation
 from ..rules.bots import choose_move
 from .announcing import computer_turn, hand_on
