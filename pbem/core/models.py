@@ -9,6 +9,9 @@ from typing import Any, TypeVar
 
 from sqlalchemy import (Column, DateTime, Dialect, Index, LargeBinary, String, Table, Text, TypeDecorator,
                         UniqueConstraint, inspect, text)
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.expression import ColumnElement
 from sqlmodel import Field, SQLModel
 
 
@@ -137,10 +140,40 @@ class Named(TypeDecorator[E]):
 UNREMINDED_DEADLINE = "nullif(deadline, reminded_for)"
 
 
+class HalfTurnMark(ColumnElement[datetime]):
+    """When half of a running game's turn is left before its unreminded
+    deadline, in UTC without a zone: a reminder never goes before it (the lead
+    is at most half the turn, ``pbem.workers.clock.reminder_lead``).  It is the
+    second column of the reminder scan's index, so that the scan's range over
+    the next ``REMINDER_HOURS`` skips short turns' games whose reminder is not
+    due yet inside the index instead of reading each of them (bench "clock":
+    thousands of rows a minute at 100,000 games).  Compare it with a naive UTC
+    time.  Written per database, of the game table's own columns (no table
+    name: an index's expression has none); PostgreSQL's in the form it gives
+    the index back, so that the migrations check compares them."""
+
+    type = DateTime()
+    inherit_cache = True
+
+
+@compiles(HalfTurnMark, "postgresql")
+def _half_turn_postgresql(element: HalfTurnMark, compiler: SQLCompiler, **kw: Any) -> str:
+    # timestamptz - interval depends on the session's zone (not indexable); a
+    # timestamp in UTC minus hours does not.
+    return ("(timezone('UTC'::text, nullif(deadline, reminded_for))"
+            " - turn_hours::double precision * '00:30:00'::interval)")
+
+
+@compiles(HalfTurnMark, "sqlite")
+def _half_turn_sqlite(element: HalfTurnMark, compiler: SQLCompiler, **kw: Any) -> str:
+    # datetime() drops the fraction of a second: never later than the mark.
+    return "(datetime(nullif(deadline, reminded_for), '-' || (turn_hours * 30) || ' minutes'))"
+
+
 class Game(SQLModel, table=True):
     __tablename__ = "game"
     __table_args__ = (
-        Index("ix_game_unreminded_deadline", text(f"({UNREMINDED_DEADLINE})"),
+        Index("ix_game_reminder_due", text(f"({UNREMINDED_DEADLINE})"), HalfTurnMark(),
               postgresql_where=text(f"status = '{GameStatus.ACTIVE}'"),
               sqlite_where=text(f"status = '{GameStatus.ACTIVE}'")),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-
+from typing import Mapping
 
 from ..core.context import Context
 from ..core.db import as_utc, session_scope
@@ -11,25 +11,31 @@ from ..core import events
 from ..core.events import Event
 from ..core.models import GameStatus, MailChoice
 from ..core.outbox import OutboxKind, enqueue
+from ..core.vacation_tables import VacationBank
+from ..people import vacation
 from ..rules.bots import choose_move
 from .announcing import computer_turn, hand_on
 from .computer import CLOCK_BOT_SECONDS, autopilot_seed, computer_move
-from .lookup import game_and_seats, rules_game
+from .lookup import game_to_move_in, rules_game
 from .moves import store_move
 from .vacation_days import spend_day
 
 
-def autopilot_move(ctx: Context, game_id: int, ply: int) -> str | None:
+def autopilot_move(ctx: Context, game_id: int, ply: int,
+                   banks: Mapping[str, VacationBank | None] | None = None) -> str | None:
     """Move for the seat whose deadline for move ``ply`` has passed, stored
     exactly like a player's move (same ply guard); every player with mail on is
     told (``deadline`` mail) and the next turn mail goes out as usual.  Returns
     the move, or ``None`` when there is nothing to do (someone moved first, the
-    deadline was moved, the game is over)."""
+    deadline was moved, the game is over).  ``banks``: vacation banks read
+    already (:func:`pbem.people.vacation.banks`), the mover's among them."""
     now = ctx.now()
     outbox: list[int | None] = []
     turn: tuple[int, int] | None = None
     with session_scope(ctx.engine) as session:
-        game, seats = game_and_seats(session, game_id)
+        if banks:
+            session.info[vacation.KNOWN] = dict(banks)
+        game, seats = game_to_move_in(session, game_id)
         if game is None or game.status != GameStatus.ACTIVE or game.ply != ply:
             return None
         deadline = as_utc(game.deadline)

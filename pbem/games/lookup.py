@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import NoReturn
+from typing import Any, NoReturn, Sequence
 
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
@@ -33,6 +33,11 @@ _SEATS_OF_TOKEN = select(Seat, Game, has_live_webhooks(), has_list(),  # type: i
     Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position)).where(
     col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest")).scalar_subquery())
 _SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
+# The same facts as _SEATS_OF_TOKEN's, of a game by its id: the clock's autopilot moves in it.
+_SEATS_OF_GAME_TO_MOVE = select(Seat, Game, has_live_webhooks(), has_list(),  # type: ignore[call-overload]
+                                has_subscription()).join(
+    Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position)).where(
+    col(Seat.game_id) == bindparam("game_id"))
 
 
 def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
@@ -44,11 +49,17 @@ def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Sea
     seat = next((r[0] for r in rows if r[0].token_hash == digest), None)
     if seat is None:
         _refuse_seat_token()
+    _remember_for_a_move(session, rows)
+    return seat, rows[0][1], [r[0] for r in rows]
+
+
+def _remember_for_a_move(session: Session, rows: Sequence[Any]) -> None:
+    """What a move asks of its game (live webhooks, the seats' pre-move lists and
+    push subscriptions), answered by a query of its seats, where it looks first."""
     game = rows[0][1]
     session.info.setdefault(LIVE_WEBHOOKS, {})[game.id] = bool(rows[0][2])
     session.info.setdefault(SET_LISTS, {}).update({r[0].id: bool(r[3]) for r in rows})
     session.info.setdefault(PUSH_SEATS, {})[game.id] = {r[0].id for r in rows if r[4]}
-    return seat, game, [r[0] for r in rows]
 
 
 def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:
@@ -58,6 +69,16 @@ def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, 
     if not rows:
         return None, []
     return rows[0][1], [s for s, _ in rows]
+
+
+def game_to_move_in(session: Session, game_id: int) -> tuple[Game | None, list[Seat]]:
+    """As :func:`game_and_seats`, with what a move in the game asks answered in
+    the same statement (as :func:`seat_and_game`): the clock's autopilot."""
+    rows = session.exec(_SEATS_OF_GAME_TO_MOVE, params={"game_id": game_id}).all()
+    if not rows:
+        return None, []
+    _remember_for_a_move(session, rows)
+    return rows[0][1], [r[0] for r in rows]
 
 
 def rules_game(game: Game) -> rules.Game | None:

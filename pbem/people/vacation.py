@@ -11,13 +11,16 @@ spend at once: a spend writes the row only if it still holds what was read
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Mapping
+from functools import lru_cache
+from typing import Any, Iterable, Mapping
 
 from sqlalchemy import update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 from ..core.db import as_utc
+from ..core.models import table_of
 from ..core.vacation_tables import VacationBank
 from .players import mailbox_hash
 
@@ -43,27 +46,38 @@ def accrued(days: float, since: datetime, now: datetime, per_year: int) -> float
     return min(float(per_year), days + gained)
 
 
-def _row(session: Session, email: str, now: datetime, per_year: int) -> VacationBank:
-    """The person's row as the database holds it now (made, full, if they have none)."""
-    key = mailbox_hash(email)
+def _fresh(session: Session, key: str) -> VacationBank | None:
+    """The person's row as the database holds it now (``None``: they have none)."""
     fresh = select(VacationBank).where(VacationBank.address_hash == key).execution_options(populate_existing=True)
-    row = session.exec(fresh).first()
-    if row is not None:
-        return row
-    try:
-        with session.begin_nested():  # two first spends at once: the second finds the row
-            session.add(VacationBank(address_hash=key, days=float(per_year), updated_at=now))
-    except IntegrityError:
-        pass
-    row = session.exec(fresh).first()
-    assert row is not None
-    return row
+    return session.exec(fresh).first()
+
+
+@lru_cache(maxsize=None)
+def _insert(dialect: str) -> Any:
+    # Two first spends at once: the second inserts nothing (no error, no savepoint) and reads the first's row.
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    table = table_of(VacationBank)
+    return insert(table).on_conflict_do_nothing(index_elements=[table.c.address_hash]).returning(table.c.id)
 
 
 #: People's banks a transaction has read already (``session.info[KNOWN][mailbox_hash]``:
 #: the row, or ``None`` for none), e.g. with the rest of a mail's reader
-#: (:mod:`pbem.mail.reader`).
+#: (:mod:`pbem.mail.reader`), or all the lapsed movers' at once (:func:`banks`).
 KNOWN = "pbem.vacation_known"
+#: Not in ``KNOWN``: read it.
+_UNREAD = object()
+
+
+def banks(session: Session, emails: Iterable[str]) -> dict[str, VacationBank | None]:
+    """These people's banks in one statement, as ``KNOWN`` holds them (every
+    person's mailbox hash: their row, or ``None`` for none)."""
+    keys = {mailbox_hash(e) for e in emails if e}
+    if not keys:
+        return {}
+    found: dict[str, VacationBank | None] = dict.fromkeys(keys)
+    for row in session.exec(select(VacationBank).where(col(VacationBank.address_hash).in_(keys))):
+        found[row.address_hash] = row
+    return found
 
 
 def days_left(session: Session, email: str, now: datetime, config: Mapping[str, Any]) -> float:
@@ -84,21 +98,49 @@ def days_left(session: Session, email: str, now: datetime, config: Mapping[str, 
 
 def spend(session: Session, email: str, days: int, now: datetime, config: Mapping[str, Any]) -> bool:
     """Take ``days`` whole days from this person's bank, in the caller's
-    transaction; ``False`` (nothing taken) if they do not have them."""
+    transaction; ``False`` (nothing taken) if they do not have them.
+
+    The first try starts from what the transaction read already (``KNOWN``:
+    the clock reads every lapsed mover's bank at once), else from a fresh
+    read; either way the write holds only if the row still holds what was
+    seen, and a refusal is made on a fresh read only.  A person with no row
+    yet gets theirs written already spent: a full year's less these days."""
     per_year = yearly(config)
     if not email or days < 1:
         return False
+    key = mailbox_hash(email)
+    known = session.info.get(KNOWN, {})
+    seen: Any = known.get(key, _UNREAD)
+    fresh = False
     for _ in range(TRIES):
-        row = _row(session, email, now, per_year)
-        seen_days, seen_at = row.days, row.updated_at
+        if seen is _UNREAD:
+            seen, fresh = _fresh(session, key), True
+        if seen is None:
+            if per_year < days:
+                return False
+            conn = session.connection()
+            made = conn.execute(_insert(conn.dialect.name),
+                                {"address_hash": key, "days": float(per_year - days), "updated_at": now})
+            if made.scalar_one_or_none() is not None:
+                known.pop(key, None)
+                return True
+            seen = _UNREAD  # another spend made the row first: spend from it
+            continue
+        seen_days, seen_at = seen.days, seen.updated_at
         have = accrued(seen_days, as_utc(seen_at) or now, now, per_year)
         if have < days:
-            return False
+            if fresh:
+                return False
+            seen = _UNREAD
+            continue
         changed = session.exec(
-            update(VacationBank).where(col(VacationBank.id) == row.id, col(VacationBank.days) == seen_days,
+            update(VacationBank).where(col(VacationBank.id) == seen.id, col(VacationBank.days) == seen_days,
                                        col(VacationBank.updated_at) == seen_at)
             .values(days=have - days, updated_at=now))
         if changed.rowcount == 1:
-            session.expire(row)
+            if seen in session:
+                session.expire(seen)
+            known.pop(key, None)  # what was read is no longer so
             return True
+        seen = _UNREAD
     return False

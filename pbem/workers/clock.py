@@ -22,11 +22,11 @@ seconds); Celery beat runs the same functions as tasks (``pbem.workers.tasks``).
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable
 
 import sqlalchemy
-from sqlalchemy import Table, and_, delete, func, or_, update
+from sqlalchemy import Table, and_, delete, func, or_, tuple_, update
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import col, select
 
@@ -36,11 +36,12 @@ from ..core.db import as_utc, session_scope
 from ..inbound import handling
 from ..mail.delivery import SWEEP_GRACE, deliver, due, lease
 from ..mail.transport import transport_for
+from ..people import vacation
 from ..core import events
 from ..core.events import Event
-from ..core.models import (CaughtMail, Game, GameStatus, Inbound, InboundStatus, Login, MailChoice, Outbox,
-                           OutboxStatus, ReplyToken, Seat, table_of)
-from ..core.outbox import OutboxKind, enqueue
+from ..core.models import (CaughtMail, Game, GameStatus, HalfTurnMark, Inbound, InboundStatus, Login, MailChoice,
+                           Outbox, OutboxStatus, ReplyToken, Seat, table_of)
+from ..core.outbox import OutboxKind, enqueue, insert_rows, row_values
 from ..core.queries import about_game, digest_news
 from .daily_mail import send_daily
 
@@ -57,21 +58,33 @@ def expire_deadlines(ctx: Context) -> list[int]:
     """Let the autopilot move in every game whose deadline has passed; returns
     the ids of the games it moved in."""
     now = ctx.now()
+    game, seat = table_of(Game), table_of(Seat)
     with session_scope(ctx.engine) as session:
-        due = session.exec(
-            select(Game.id, Game.ply).where(Game.status == GameStatus.ACTIVE, col(Game.deadline).is_not(None),
-                                            col(Game.deadline) <= now).order_by(col(Game.deadline))
+        # With each game its mover's address: a lapsed deadline spends a day of the
+        # mover's vacation first, and their banks are read here all at once, not
+        # one by one in each game's transaction.
+        due = session.connection().execute(
+            select(game.c.id, game.c.ply, game.c.vacation_off, seat.c.email)
+            .outerjoin(seat, and_(seat.c.game_id == game.c.id, seat.c.position == game.c.turn_seat))
+            .where(game.c.status == GameStatus.ACTIVE, game.c.deadline.is_not(None), game.c.deadline <= now)
+            .order_by(game.c.deadline)
         ).all()
+        banks = vacation.banks(session, [email for _, _, off, email in due if not off and email])
     moved = []
-    for game_id, ply in due:
-        assert game_id is not None  # a stored game's
+    for game_id, ply, _, _ in due:
         try:
-            if games.autopilot_move(ctx, game_id, ply) is not None:
+            if games.autopilot_move(ctx, game_id, ply, banks) is not None:
                 moved.append(game_id)
         except Exception:  # noqa: BLE001 - one broken game must not stop the clock for the others
             log.exception("autopilot failed in game %s at move %s", game_id, ply,
                           extra=about_game(ctx.engine, game_id))
     return moved
+
+
+#: Reminders claimed and written per transaction: one claim, one look-up of the
+#: seats and one insert for all of them (a minute brings a few dozen at 100,000
+#: games; a backlog after the clock was down is split, each batch's locks held briefly).
+REMIND_BATCH = 200
 
 
 def send_reminders(ctx: Context) -> list[int]:
@@ -81,49 +94,74 @@ def send_reminders(ctx: Context) -> list[int]:
     now = ctx.now()
     hours = float(ctx.config["REMINDER_HOURS"])
     horizon = now + timedelta(hours=hours)
-    written: list[int] = []
     with session_scope(ctx.engine) as session:
         # Only the columns the decision needs (not the snapshot), and only deadlines
         # not reminded yet: this runs every minute.  The deadline as long as it was
-        # not reminded (null once it was) is what ix_game_unreminded_deadline
-        # indexes: written as the index's expression, the scan reads the few games
-        # due a reminder instead of every running game (bench "clock").
+        # not reminded (null once it was) and its half-turn mark are what
+        # ix_game_reminder_due indexes: written as the index's expressions, the
+        # scan reads the few games due a reminder instead of every running game,
+        # or every game of short turns whose deadline is within the next
+        # REMINDER_HOURS (bench "clock").  The lead below decides; the mark only
+        # leaves out games it would leave out.
         unreminded = func.nullif(col(Game.deadline), col(Game.reminded_for))
         games = session.connection().execute(
             sqlalchemy.select(col(Game.id), col(Game.ply), col(Game.turn_seat), col(Game.turn_hours),
                               col(Game.deadline))
-            .where(col(Game.status) == GameStatus.ACTIVE, unreminded > now, unreminded <= horizon)
+            .where(col(Game.status) == GameStatus.ACTIVE, unreminded > now, unreminded <= horizon,
+                   HalfTurnMark() <= now.astimezone(timezone.utc).replace(tzinfo=None))
         ).all()
-        candidates = []
+        candidates: list[tuple[int, int, int | None, datetime]] = []
         for game_id, ply, turn_seat, turn_hours, when in games:
             deadline = as_utc(when)
-            assert deadline is not None
+            assert game_id is not None and deadline is not None
             if now < deadline - reminder_lead(turn_hours, hours):
                 continue
             candidates.append((game_id, ply, turn_seat, deadline))
-    for game_id, ply, turn_seat, deadline in candidates:
-        with session_scope(ctx.engine) as session:
-            # Only one clock may claim this reminder; a move or a pause since the
-            # scan changes ply or deadline and the claim finds nothing.
-            claimed = session.exec(
-                update(Game).where(
-                    col(Game.id) == game_id, col(Game.ply) == ply, col(Game.status) == GameStatus.ACTIVE,
-                    col(Game.deadline) == deadline,
-                    or_(col(Game.reminded_for).is_(None), col(Game.reminded_for) != deadline),
-                ).values(reminded_for=deadline)
-            )
-            if claimed.rowcount != 1:
-                continue
-            seat = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position == turn_seat)).first()
-            if seat is None or seat.mail == MailChoice.NONE:
-                continue
-            row = enqueue(session, kind=OutboxKind.REMINDER,
-                          event=events.key(Event.REMIND, ply, int(deadline.timestamp())), recipient=seat.email,
-                          base_url=ctx.base_url, now=now, game_id=game_id, seat_id=seat.id)
-            ids = [row] if row is not None else []
+    written: list[int] = []
+    for start in range(0, len(candidates), REMIND_BATCH):
+        ids = _remind(ctx, candidates[start:start + REMIND_BATCH], now)
         ctx.relay(ids)
         written += ids
     return written
+
+
+def _remind(ctx: Context, due: list[tuple[int, int, int | None, datetime]], now: datetime) -> list[int]:
+    """Claim these reminders (game, ply, seat to move, deadline) and write the
+    mail of those claimed, in one transaction; the outbox ids written."""
+    game, seat = table_of(Game), table_of(Seat)
+    with session_scope(ctx.engine) as session:
+        conn = session.connection()
+        # Only one clock may claim a reminder; a move or a pause since the scan
+        # changes ply or deadline and the claim leaves that game out.  The rows
+        # are locked in id order, so two clocks claiming overlapping batches
+        # wait for each other instead of deadlocking.
+        claimable = (
+            select(game.c.id)
+            .where(tuple_(game.c.id, game.c.ply, game.c.deadline).in_([(g, p, d) for g, p, _, d in due]),
+                   game.c.status == GameStatus.ACTIVE,
+                   or_(game.c.reminded_for.is_(None), game.c.reminded_for != game.c.deadline))
+            .order_by(game.c.id).with_for_update()
+        )
+        claimed = set(conn.execute(
+            update(game).where(game.c.id.in_(claimable)).values(reminded_for=game.c.deadline).returning(game.c.id)
+        ).scalars())
+        if not claimed:
+            return []
+        turn = {g: (p, s, d) for g, p, s, d in due if g in claimed}
+        movers = conn.execute(
+            select(seat.c.id, seat.c.game_id, seat.c.email, seat.c.mail)
+            .where(tuple_(seat.c.game_id, seat.c.position).in_([(g, s) for g, (_, s, _) in turn.items()]))
+        ).all()
+        rows = []
+        for seat_id, game_id, email, mail in movers:
+            if mail == MailChoice.NONE or not email:  # mail off, or the computer's seat: nobody to remind
+                continue
+            ply, _, deadline = turn[game_id]
+            rows.append(row_values(kind=OutboxKind.REMINDER, event=events.key(Event.REMIND, ply,
+                                                                                int(deadline.timestamp())),
+                                   recipient=email, base_url=ctx.base_url, now=now, game_id=game_id,
+                                   seat_id=seat_id))
+        return insert_rows(session, rows)
 
 
 def digest_day(now: datetime) -> str:

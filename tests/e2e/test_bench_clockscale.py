@@ -44,10 +44,13 @@ def test_the_plan_checker_sees_seq_scans_and_the_clock_uses_its_indexes(bench_db
     priced_out = url + "?options=-c%20enable_seqscan%3Doff"
     plans = clockscale.explain(priced_out, deadlines + reminders + sweep)
     assert [p for p in plans if p["seq_scans"]] == []
-    scan = next(p for p in plans if p["sql"].startswith("SELECT game.id, game.ply FROM game"))
+    # The lapsed games with their movers' addresses, then the movers' vacation banks at once.
+    scan = next(p for p in plans if p["sql"].startswith("SELECT game.id, game.ply, game.vacation_off, seat.email"))
     assert "ix_game_deadline" in " ".join(scan["nodes"])
+    banks = next(p for p in plans if p["sql"].startswith("SELECT vacation_bank.id"))
+    assert "ix_vacation_bank_address_hash" in " ".join(banks["nodes"])
     remind = next(p for p in plans if p["sql"].startswith("SELECT game.id, game.ply, game.turn_seat"))
-    assert "ix_game_unreminded_deadline" in " ".join(remind["nodes"])
+    assert "ix_game_reminder_due" in " ".join(remind["nodes"])
     due = next(p for p in plans if p["sql"].startswith("SELECT outbox.id FROM outbox"))
     assert "ix_outbox_pending" in " ".join(due["nodes"])
     # Each statement was explained in a transaction rolled back: the move is still the one.

@@ -80,6 +80,43 @@ def test_no_reminder_for_mail_off_but_still_the_autopilot(ctx: Any) -> None:
         p["email"] for p in PLAYERS if p["name"] != view["you"])
 
 
+def test_reminders_due_together_are_claimed_together_and_once(ctx: Any) -> None:
+    """Every reminder due in one beat costs the same few statements (the scan, one
+    claim, one look-up of the movers, one insert), however many games; a second
+    beat finds them claimed and a mover with mail off is claimed but not mailed."""
+    now = frozen_clock(ctx)
+    started = [new_game(ctx) for _ in range(3)]
+    movers = [to_move(ctx, toks) for _, toks in started]
+    games.set_mail(ctx, movers[2][0], "none")
+    now.advance(hours=49)  # 72-hour turns: within every reminder's 24 hours
+    statements: list[str] = []
+
+    def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if not statement.startswith("BEGIN"):  # SQLite's BEGIN IMMEDIATE (db.py)
+            statements.append(statement.split()[0])
+
+    relay, relayed = ctx.relay, []
+    ctx.relay = relayed.extend  # delivery's statements are not the clock's: they run after the count
+    event.listen(ctx.engine, "before_cursor_execute", count)
+    try:
+        first = clock.send_reminders(ctx)
+        claimed = list(statements)
+        statements.clear()
+        assert clock.send_reminders(ctx) == []
+    finally:
+        event.remove(ctx.engine, "before_cursor_execute", count)
+        ctx.relay = relay
+    assert relayed == first
+    relay(relayed)
+    assert claimed == ["SELECT", "UPDATE", "SELECT", "INSERT"] and statements == ["SELECT"]
+    assert len(first) == 2
+    assert sorted(m["To"] for m in caught(ctx, kind="reminder")) == sorted(email_of(v) for _, v in movers[:2])
+    with session_scope(ctx.engine) as session:
+        for game_id, _ in started:  # the mail-off mover's reminder is claimed too: not looked at again
+            game = session.get(Game, db_id(session, game_id))
+            assert game is not None and game.reminded_for == game.deadline
+
+
 def test_daily_digest(ctx: Any) -> None:
     now = frozen_clock(ctx)
     now.at = now.at.replace(hour=5, minute=0)

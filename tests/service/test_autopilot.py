@@ -135,3 +135,41 @@ def test_a_move_in_time_beats_the_autopilot(ctx: Any) -> None:
     assert games.public_game(ctx, game_id)["ply"] == 1
     with pytest.raises(errors.Conflict):
         games.submit_move(ctx, t, view["legal_moves"][1], None, view["ply"])
+
+
+
+def test_the_autopilots_move_is_posted_and_pushed_as_a_players_is(pctx: Any, receiver: Any) -> None:
+    """The autopilot reads the game's webhooks and the seats' push subscriptions
+    with the game (as a player's move does with the seat's token): the move is
+    posted to the game's webhook and the next mover, subscribed, is pushed."""
+    from sqlmodel import col
+
+    from pbem.core.models import Outbox
+    from pbem.core.outbox import OutboxKind
+    from pbem.table import push, webhooks
+    from tests.support.push import Browser
+
+    receiver.status = 201
+    now = frozen_clock(pctx)
+    game_id, toks = new_game(pctx, 2)
+    mover, _ = to_move(pctx, toks)
+    nxt = next(t for t in toks if t != mover)
+    assert push.subscribe(pctx, nxt, Browser(receiver.url).subscription()).subscribed
+    webhooks.add_webhook(pctx, toks[0], "json", f"{receiver.url}/hook")
+    position = games.seat_view(pctx, nxt)["seat"]
+    with session_scope(pctx.engine) as session:
+        nxt_seat = session.exec(select(Seat.id).where(Seat.game_id == db_id(session, game_id),
+                                                      Seat.position == position)).one()
+
+    def written() -> list[tuple[str, str]]:
+        with session_scope(pctx.engine) as session:
+            rows = session.exec(select(Outbox.kind, Outbox.recipient).where(
+                col(Outbox.kind).in_([OutboxKind.PUSH, OutboxKind.WEBHOOK])).order_by(col(Outbox.id))).all()
+            return [(str(k), r) for k, r in rows]
+
+    before = written()
+    now.at = deadline(pctx, game_id) + timedelta(minutes=1)
+    assert len(clock.expire_deadlines(pctx)) == 1
+    new = written()[len(before):]
+    assert (str(OutboxKind.PUSH), f"push:{nxt_seat}") in new
+    assert any(k == str(OutboxKind.WEBHOOK) for k, _ in new)

@@ -124,6 +124,31 @@ def test_vacation_is_spent_a_day_at_a_time_then_the_autopilot_moves(ctx: Any) ->
     assert len(caught(ctx, kind="deadline")) == 2
 
 
+@pytest.mark.parametrize("banked", [False, True], ids=["no-row-yet", "a-row"])
+def test_a_persons_last_day_goes_to_one_of_two_deadlines_lapsing_in_one_beat(ctx: Any, banked: bool) -> None:
+    """The beat reads the movers' banks all at once, before either spend: the
+    second spend finds the day gone (from a person's first row, or their row)
+    and the autopilot moves there instead."""
+    ctx.config["VACATION_DAYS"] = 2 if banked else 1
+    t0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    ann_twice = [ANN, {**ANN, "name": "Anna", "email": "Ann+again@example.org"}]  # one mailbox: one bank
+    if banked:  # her row, with one day left, from a pause in a game whose deadline is far off
+        _, toks = start(ctx, at=t0, players=ann_twice, clock={"days": 10, "max_days": 10})
+        games.pause_clock(ctx, toks[0], 1)
+    started = [start(ctx, at=t0, players=ann_twice) for _ in range(2)]
+    assert games.seat_view(ctx, started[0][1][0])["vacation_days_left"] == 1
+    due = deadline(ctx, started[0][0])
+    assert deadline(ctx, started[1][0]) == due
+    ctx.now.at = due + timedelta(minutes=1)
+    moved = beat.expire_deadlines(ctx)
+    assert len(moved) == 1 and beat.expire_deadlines(ctx) == []
+    plies = {game_id: games.public_game(ctx, game_id)["ply"] for game_id, _ in started}
+    assert sorted(plies.values()) == [0, 1]
+    waiting = next(game_id for game_id, ply in plies.items() if ply == 0)
+    assert deadline(ctx, waiting) == due + timedelta(days=1)
+    assert games.seat_view(ctx, started[0][1][0])["vacation_days_left"] == 0
+
+
 def test_vacation_off_leaves_a_lapsed_deadline_to_the_autopilot(ctx: Any) -> None:
     ctx.config["VACATION_DAYS"] = 14
     game_id, toks = start(ctx, at=datetime(2026, 12, 1, 9, 0, tzinfo=UTC), vacation="off")
