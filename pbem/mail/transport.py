@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 
 from ..core.db import session_scope
 from ..core.models import CaughtMail
+from .messages import Mail
 
 
 @lru_cache(maxsize=1)
@@ -43,8 +44,9 @@ class _Generator(BytesGenerator):
 
 
 def wire_bytes(message: EmailMessage, *, utf8: bool = False) -> bytes:
-    """The message as it goes over SMTP (CRLF line ends; ``utf8``: headers in
-    UTF-8, for an SMTPUTF8 server)."""
+    """The email package's flattening of ``message`` as it goes over SMTP (CRLF
+    line ends; ``utf8``: headers in UTF-8, for an SMTPUTF8 server).  The adapter
+    sends :meth:`pbem.mail.messages.Mail.wire`, the same bytes written directly."""
     out = io.BytesIO()
     policy = message.policy
     assert isinstance(policy, EmailPolicy)  # an EmailMessage's
@@ -57,7 +59,7 @@ class PermanentFailure(Exception):
 
 
 class Transport(Protocol):
-    def send(self, message: EmailMessage, *, return_path: str | None = None) -> None:
+    def send(self, message: Mail, *, return_path: str | None = None) -> None:
         """Send ``message``; ``return_path``: the envelope sender (``MAIL FROM``),
         where bounces go, when it is not the ``From`` address."""
 
@@ -72,15 +74,15 @@ class SmtpTransport:
         self.host, self.port, self.user, self.password = host, port, user, password
         self.tls, self.timeout = tls, timeout
 
-    def send(self, message: EmailMessage, *, return_path: str | None = None) -> None:
+    def send(self, message: Mail, *, return_path: str | None = None) -> None:
         # smtplib.send_message's envelope, for the one sender and recipient
         # pbem's messages have: non-ASCII addresses need an SMTPUTF8 server.
         # The receiving MTA writes the envelope sender into Return-Path: the
         # message itself never carries one.
-        sender = return_path or message["From"].addresses[0].addr_spec
-        recipients = [a.addr_spec for a in message["To"].addresses]
+        sender = return_path or message.sender
+        recipients = message.recipients
         international = not all(a.isascii() for a in (sender, *recipients))
-        raw = wire_bytes(message, utf8=international)
+        raw = message.wire(utf8=international)
         try:
             with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
                 if self.tls:
@@ -117,8 +119,9 @@ class MailboxTransport:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def send(self, message: EmailMessage, *, return_path: str | None = None) -> None:
+    def send(self, mail: Mail, *, return_path: str | None = None) -> None:
         # Nothing bounces from the mailbox: the return path has nowhere to go.
+        message = mail.to_message()
         with session_scope(self.engine) as session:
             session.add(CaughtMail(
                 recipient=str(message["To"]), subject=str(message["Subject"]),

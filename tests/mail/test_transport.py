@@ -3,6 +3,7 @@ the envelope for non-ASCII addresses (SMTPUTF8)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from email.generator import BytesGenerator
 from typing import Iterator
@@ -10,7 +11,7 @@ from typing import Iterator
 import pytest
 
 from pbem.mail.transport import PermanentFailure, SmtpTransport, wire_bytes
-from tests.support.messages import login_message
+from tests.support.messages import login_mail, login_message
 from tests.support.smtp import SmtpServer
 
 
@@ -33,7 +34,7 @@ def smtputf8() -> Iterator[SmtpServer]:
 
 def test_non_ascii_address_goes_with_smtputf8(smtputf8: SmtpServer) -> None:
     collector = smtputf8.collector
-    SmtpTransport(smtputf8.host, smtputf8.port, timeout=5).send(login_message("Zoë <zoë@example.org>"))
+    SmtpTransport(smtputf8.host, smtputf8.port, timeout=5).send(login_mail("Zoë <zoë@example.org>"))
     (got,) = collector.messages()
     assert got.rcpt_tos == ["zoë@example.org"]
     # The header is raw UTF-8 on the wire (the parser keeps such bytes as surrogates).
@@ -46,13 +47,13 @@ def test_non_ascii_address_goes_with_smtputf8(smtputf8: SmtpServer) -> None:
 def test_non_ascii_address_is_refused_for_good_without_smtputf8(smtp: SmtpServer) -> None:
     collector = smtp.collector
     with pytest.raises(PermanentFailure, match="SMTPUTF8"):
-        SmtpTransport(smtp.host, smtp.port, timeout=5).send(login_message("Zoë <zoë@example.org>"))
+        SmtpTransport(smtp.host, smtp.port, timeout=5).send(login_mail("Zoë <zoë@example.org>"))
     assert collector.messages() == []
 
 
 def test_ascii_addresses_need_no_smtputf8(smtp: SmtpServer) -> None:
     collector = smtp.collector
-    SmtpTransport(smtp.host, smtp.port, timeout=5).send(login_message())
+    SmtpTransport(smtp.host, smtp.port, timeout=5).send(login_mail())
     (got,) = collector.messages()
     assert got.mail_from == "clans@clans.example" and got.rcpt_tos == ["zoe@example.org"]
     assert got.message.get_body(preferencelist=("related",)) is not None
@@ -61,9 +62,8 @@ def test_ascii_addresses_need_no_smtputf8(smtp: SmtpServer) -> None:
 
 def test_an_8bit_body_is_declared(smtp: SmtpServer) -> None:
     collector = smtp.collector
-    message = login_message()
-    message.get_body(preferencelist=("plain",)).set_content("Zoë moved 12 → 13\n")
-    assert not wire_bytes(message).isascii()
+    message = dataclasses.replace(login_mail(), text="Zoë moved 12 → 13\n")
+    assert not message.wire().isascii()
     SmtpTransport(smtp.host, smtp.port, timeout=5).send(message)
     (got,) = collector.messages()
     assert "BODY=8BITMIME" in got.mail_options
