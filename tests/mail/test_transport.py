@@ -68,3 +68,81 @@ def test_an_8bit_body_is_declared(smtp: SmtpServer) -> None:
     (got,) = collector.messages()
     assert "BODY=8BITMIME" in got.mail_options
     assert got.message.get_body(preferencelist=("plain",)).get_content().rstrip() == "Zoë moved 12 → 13"
+
+
+# -- a worker's connection, kept open between messages ---------------------------------
+
+
+def _kept(server: SmtpServer) -> SmtpTransport:
+    return SmtpTransport(server.host, server.port, timeout=5, keep_open=True)
+
+
+def test_a_kept_connection_carries_message_after_message(smtp: SmtpServer) -> None:
+    transport = _kept(smtp)
+    for n in range(3):
+        transport.send(login_mail(message_id=f"<{n}.login@clans.example>"))
+    got = smtp.collector.messages()
+    assert [str(r.message["Message-ID"]) for r in got] == [f"<{n}.login@clans.example>" for n in range(3)]
+    assert len({r.peer for r in got}) == 1  # one connection
+    transport.close()
+    transport.send(login_mail())  # closed, then a new one
+    assert len({r.peer for r in smtp.collector.messages()}) == 2
+
+
+def test_a_connection_the_server_dropped_is_replaced_and_nothing_is_lost() -> None:
+    """The server restarts between two messages: the next one goes on a new
+    connection; while it is down, sending fails (the row is retried), and
+    nothing is taken for sent that the server did not accept."""
+    server = SmtpServer()
+    server.start()
+    transport = _kept(server)
+    transport.send(login_mail(message_id="<1.login@clans.example>"))
+    server.stop()
+    with pytest.raises(OSError):
+        transport.send(login_mail(message_id="<2.login@clans.example>"))
+    restarted = SmtpServer()
+    restarted.port = server.port
+    restarted.start()
+    try:
+        transport.send(login_mail(message_id="<3.login@clans.example>"))
+        (got,) = restarted.collector.messages()
+        assert str(got.message["Message-ID"]) == "<3.login@clans.example>"
+    finally:
+        transport.close()
+        restarted.stop()
+
+
+def test_a_connection_idle_too_long_is_not_used_again(smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pbem.mail import transport as module
+
+    transport = _kept(smtp)
+    transport.send(login_mail())
+    monkeypatch.setattr(module, "KEEP_SECONDS", -1.0)
+    transport.send(login_mail())
+    assert len({r.peer for r in smtp.collector.messages()}) == 2
+    transport.close()
+
+
+def test_a_connection_that_failed_is_not_used_again(smtp: SmtpServer) -> None:
+    transport = _kept(smtp)
+    smtp.collector.refuse = "451 4.3.0 try again later"
+    with pytest.raises(Exception, match="451"):
+        transport.send(login_mail())
+    smtp.collector.refuse = None
+    transport.send(login_mail())
+    transport.send(login_mail())
+    first, second = smtp.collector.messages()
+    # A new connection after the refusal, kept from then on.
+    assert first.peer == second.peer and smtp.collector.refused_peers != [first.peer]
+    transport.close()
+
+
+def test_a_forked_process_never_uses_its_parents_connection(smtp: SmtpServer) -> None:
+    transport = _kept(smtp)
+    transport.send(login_mail())
+    (parents,) = transport._idle
+    transport._pid = -1  # as a child of the process that opened it sees it
+    transport.send(login_mail())
+    assert parents not in transport._idle
+    assert len({r.peer for r in smtp.collector.messages()}) == 2
+    transport.close()
