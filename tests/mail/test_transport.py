@@ -8,9 +8,12 @@ import io
 from email.generator import BytesGenerator
 from typing import Iterator
 
-import pytest
+import smtplib
 
-from pbem.mail.transport import PermanentFailure, SmtpTransport, wire_bytes
+import pytest
+from hypothesis import given, strategies as st
+
+from pbem.mail.transport import PermanentFailure, SmtpTransport, dot_stuffed, wire_bytes
 from tests.support.messages import login_mail, login_message
 from tests.support.smtp import SmtpServer
 
@@ -146,3 +149,23 @@ def test_a_forked_process_never_uses_its_parents_connection(smtp: SmtpServer) ->
     assert parents not in transport._idle
     assert len({r.peer for r in smtp.collector.messages()}) == 2
     transport.close()
+
+
+@given(st.lists(st.sampled_from([b".", b"..", b"\r\n", b"\n", b"\r", b"a", b" .", b"\r\n.\r\n"]), max_size=30)
+       .map(b"".join))
+def test_dots_are_doubled_where_smtplib_doubles_them(data: bytes) -> None:
+    assert dot_stuffed(data) == smtplib._quote_periods(data)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("keep_open", [False, True])
+def test_lines_that_start_with_a_dot_arrive_as_they_were_written(smtp: SmtpServer, keep_open: bool) -> None:
+    text = ".\n.. two dots\n.hidden\nend.\n."
+    message = dataclasses.replace(login_mail(), text=text)
+    transport = SmtpTransport(smtp.host, smtp.port, timeout=5, keep_open=keep_open)
+    transport.send(message)
+    transport.send(message)
+    transport.close()
+    for got in smtp.collector.messages():
+        assert got.raw.replace(b"\r\n", b"\n") == message.wire().replace(b"\r\n", b"\n")
+        body = got.message.get_body(preferencelist=("plain",)).get_content()
+        assert body.replace("\r\n", "\n") == text + "\n"
