@@ -73,7 +73,7 @@ def fingerprint(texts: Iterable[str], key: bytes) -> bytes:
     runs: set[str] = set()
     for text in texts:
         words = _words(text)[:MAX_WORDS]
-        runs.update(" ".join(words[at:at + SHINGLE]) for at in range(len(words) - SHINGLE + 1))
+        runs.update(map(" ".join, zip(*(words[at:] for at in range(SHINGLE)))))
     keyed = hashlib.blake2b(digest_size=SHINGLE_BYTES, key=key[:64])
     found: set[bytes] = set()
     for run in runs:
