@@ -53,7 +53,6 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
     from celery import Celery
 
     from pbem.mail.compose import compose
-    from pbem.mail.transport import wire_bytes
     from pbem.core.db import session_scope
     from pbem.core.models import Outbox
 
@@ -80,8 +79,8 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None]) -> tuple[list[
         message = compose(ctx, session, row)
     assert message is not None
     # As the SMTP transport sends it.
-    raw = wire_bytes(message)
-    sender, recipient = str(message["From"]), str(message["To"])
+    raw = message.wire()
+    sender, recipient = str(message.get("From")), str(message.get("To"))
     ids = ids[1:]
     ctx.engine.dispose()
     png = measure_png(20 if quick else 50)

@@ -5,12 +5,13 @@ since the reader last had them)."""
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import func, or_
+from sqlalchemy import bindparam, func, or_
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
-from sqlmodel.sql.expression import SelectOfScalar
+from sqlmodel.sql.expression import Select, SelectOfScalar
 
 from .db import as_utc
 from .models import Game, MoveRecord, Outbox, OutboxStatus, Seat, TableMessage
@@ -69,8 +70,33 @@ def table_news_unseen(session: Session, seat: Seat, before_id: int | None = None
                       limit: int = 20) -> tuple[list[tuple[str, str, datetime]], int]:
     """:func:`table_news` since :func:`table_seen_at`, asked in one statement: a
     turn mail asks it for a table that mostly has nothing new."""
+    rows = None
+    if before_id is not None:
+        # A mail's (it names its row): the statement built once.
+        rows = [(name, text, at) for name, text, at in session.execute(_unseen_news(), {
+            "game": seat.game_id, "seat": seat.id, "position": seat.position, "email": seat.email,
+            "before": before_id, "limit": limit + 1})]
+        if len(rows) <= limit:
+            return _listed(rows), 0
     since = func.coalesce(_seen_mail(seat, before_id).scalar_subquery(), _seen_move(seat).scalar_subquery())
-    return _news(session, seat, since, limit)
+    return _news(session, seat, since, limit, rows)
+
+
+@lru_cache(maxsize=1)
+def _unseen_news() -> Select[str, str, datetime]:
+    """:func:`_news`'s statement for :func:`table_news_unseen` of a seat's
+    mail, its values as parameters: building it for every turn mail cost more
+    CPU than running it."""
+    mail = (select(Outbox.created_at).where(Outbox.game_id == bindparam("game"), Outbox.seat_id == bindparam("seat"),
+                                           col(Outbox.kind).in_([OutboxKind.TURN, OutboxKind.DIGEST]),
+                                           Outbox.status == OutboxStatus.SENT, col(Outbox.id) < bindparam("before"))
+            .order_by(col(Outbox.id).desc()).limit(1))
+    move = (select(MoveRecord.created_at).where(
+        MoveRecord.game_id == bindparam("game"), MoveRecord.position == bindparam("position"),
+        col(MoveRecord.by_autopilot).is_(False)).order_by(col(MoveRecord.ply).desc()).limit(1))
+    since = func.coalesce(mail.scalar_subquery(), move.scalar_subquery())
+    return _news_query(bindparam("game"), bindparam("seat"), bindparam("email"),
+                       or_(since.is_(None), col(TableMessage.created_at) > since)).limit(bindparam("limit"))
 
 
 def table_news(session: Session, seat: Seat, since: datetime | None,
@@ -82,20 +108,31 @@ def table_news(session: Session, seat: Seat, since: datetime | None,
     return _news(session, seat, since, limit)
 
 
-def _news(session: Session, seat: Seat, since: Any, limit: int) -> tuple[list[tuple[str, str, datetime]], int]:
+def _news_query(game: Any, seat: Any, email: Any, after: Any) -> Select[str, str, datetime]:
+    """The others' table messages of ``game`` after ``after`` (a condition, or
+    ``None``: all), newest first, without those of people ``email`` blocked."""
+    unblocked = col(Seat.email).not_in(select(Block.blocked).where(Block.blocker == email))
+    query = (select(Seat.name, TableMessage.text, TableMessage.created_at)
+             .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
+             .where(TableMessage.game_id == game, TableMessage.seat_id != seat, unblocked))
+    if after is not None:
+        query = query.where(after)
+    return query.order_by(col(TableMessage.id).desc())
+
+
+def _news(session: Session, seat: Seat, since: Any, limit: int,
+          rows: list[tuple[str, str, datetime]] | None = None) -> tuple[list[tuple[str, str, datetime]], int]:
     # ``since``: a time, None (all), or an SQL expression that may be NULL (all).
+    # ``rows``: the newest ``limit + 1`` messages, if already asked.
     after: Any = None
     if isinstance(since, datetime):
         after = col(TableMessage.created_at) > since
     elif since is not None:
         after = or_(since.is_(None), col(TableMessage.created_at) > since)
     unblocked = col(Seat.email).not_in(select(Block.blocked).where(Block.blocker == seat.email))
-    query = (select(Seat.name, TableMessage.text, TableMessage.created_at)
-             .join(Seat, col(Seat.id) == col(TableMessage.seat_id))
-             .where(TableMessage.game_id == seat.game_id, TableMessage.seat_id != seat.id, unblocked))
-    if after is not None:
-        query = query.where(after)
-    rows = list(session.exec(query.order_by(col(TableMessage.id).desc()).limit(limit + 1)))
+    if rows is None:
+        rows = [(name, text, at) for name, text, at in session.execute(
+            _news_query(seat.game_id, seat.id, seat.email, after).limit(limit + 1))]
     more = 0
     if len(rows) > limit:
         count = select(func.count()).select_from(TableMessage).join(
@@ -105,12 +142,17 @@ def _news(session: Session, seat: Seat, since: Any, limit: int) -> tuple[list[tu
             count = count.where(after)
         more = int(session.exec(count).one()) - limit
         rows = rows[:limit]
+    return _listed(rows), more
+
+
+def _listed(rows: list[tuple[str, str, datetime]]) -> list[tuple[str, str, datetime]]:
+    """Rows newest first as news: oldest first, in UTC."""
     news = []
     for name, text, at in reversed(rows):
         when = as_utc(at)
         assert when is not None  # a stored row has its time
         news.append((name, text, when))
-    return news, more
+    return news
 
 
 def about_game(engine: Engine, game_id: int | None) -> dict[str, str]:

@@ -384,6 +384,5 @@ def board_pngs(board: Board, view: BoardPart, *, focus: Sequence[int] = (),
         left = round(x0 * scale)
         box = (left, round(y0 * scale), min(img.width, left + round((x1 - x0) * scale)),
                min(img.height, round(y1 * scale)))
-        piece = indexed.crop(box)
-        pieces.append(CloseUp(palette_png(piece), shown, piece.size))
+        pieces.append(CloseUp(palette_png(indexed, box), shown, (box[2] - box[0], box[3] - box[1])))
     return palette_png(indexed), pieces

@@ -68,11 +68,18 @@ def fingerprint(texts: Iterable[str], key: bytes) -> bytes:
     >>> len(fingerprint(["Your secret clan: green. Make your move"], b"k")) // SHINGLE_BYTES
     4
     """
-    found: set[bytes] = set()
+    # Each run hashed once (a mail's text and HTML say much the same: half its
+    # runs repeat), from a hash already keyed: what _shingle gives each.
+    runs: set[str] = set()
     for text in texts:
         words = _words(text)[:MAX_WORDS]
-        for at in range(len(words) - SHINGLE + 1):
-            found.add(_shingle(key, words[at:at + SHINGLE]))
+        runs.update(map(" ".join, zip(*(words[at:] for at in range(SHINGLE)))))
+    keyed = hashlib.blake2b(digest_size=SHINGLE_BYTES, key=key[:64])
+    found: set[bytes] = set()
+    for run in runs:
+        one = keyed.copy()
+        one.update(run.encode())
+        found.add(one.digest())
     return b"".join(sorted(found))
 
 

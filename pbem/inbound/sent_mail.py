@@ -10,7 +10,6 @@ the answer says so."""
 from __future__ import annotations
 
 from datetime import datetime
-from email.message import EmailMessage
 from urllib.parse import urlsplit
 
 from sqlmodel import Session, col, select
@@ -32,17 +31,13 @@ def _fingerprint_key(ctx: Context) -> bytes:
     return tokens.derive(ctx.secret_key, "mail-fingerprint", "").encode()
 
 
-def fingerprint(ctx: Context, message: EmailMessage) -> bytes:
-    """A fingerprint of what a mail with a reply address says (its subject, text
-    and HTML as text), kept with its outbox row when it is sent: a reply's talk
-    is cut where it repeats any of it."""
-    texts = [str(message.get("Subject", ""))]
-    for kind in ("plain", "html"):
-        part = message.get_body((kind,))
-        if part is None:
-            continue
-        text = part.get_content() if isinstance(part, EmailMessage) else ""
-        texts.append(message_text.html_to_text(text) if kind == "html" else text)
+def fingerprint(ctx: Context, subject: str, text: str, html: str | None) -> bytes:
+    """A fingerprint of what a mail with a reply address says (its subject, and
+    its text and HTML as the reader's program decodes them), kept with its
+    outbox row when it is sent: a reply's talk is cut where it repeats any of it."""
+    texts = [subject, text]
+    if html is not None:
+        texts.append(message_text.html_to_text(html))
     return guard.fingerprint(texts, _fingerprint_key(ctx))
 
 

@@ -5,7 +5,6 @@ and the words in :mod:`pbem.words`.  Sending it is :mod:`pbem.mail.delivery`'s j
 from __future__ import annotations
 
 from datetime import datetime
-from email.message import EmailMessage
 from typing import Any
 
 from sqlmodel import Session
@@ -44,7 +43,7 @@ class Postponed(Exception):
         self.until = until
 
 
-def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
+def compose(ctx: Context, session: Session, row: Outbox) -> messages.Mail | None:
     """The message for a row as the world now stands, or ``None`` if it no longer
     should go (a turn that is over, a spent sign-in link, mail turned off).
     Raises :class:`Postponed` for a turn mail whose reader is on their page.
@@ -59,13 +58,13 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
         signing_in = record.context(ctx, session, row, w)
         if signing_in is None:
             return None
-        return messages.build(messages.Envelope(**envelope), signing_in, language=w.language)
+        return messages.mail(messages.Envelope(**envelope), signing_in, language=w.language)
     if isinstance(record, kinds.DailyListMail):
         listing = record.context(ctx, session, row)
         if listing is None:
             return None
-        return messages.build(messages.Envelope(**envelope, unsubscribe=listing["unsubscribe"]), listing,
-                              language=listing["w"].language)
+        return messages.mail(messages.Envelope(**envelope, unsubscribe=listing["unsubscribe"]), listing,
+                             language=listing["w"].language)
     game, seats = games.game_and_seats(session, row.game_id)
     seat = next((s for s in seats if s.id == row.seat_id), None)
     if game is None or seat is None:
@@ -126,9 +125,8 @@ def compose(ctx: Context, session: Session, row: Outbox) -> EmailMessage | None:
                         territories=", ".join(map(str, p.territories)))}
             for i, p in enumerate(pieces, 1)]
     context["has_board"] = picture is not None
-    message = messages.build(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
-                             picture=picture, close_ups=close_ups, language=w.language)
-    return message
+    return messages.mail(messages.Envelope(**envelope, unsubscribe=context["unsubscribe"]), context,
+                         picture=picture, close_ups=close_ups, language=w.language)
 
 
 def _reply_address(ctx: Context, session: Session, row: Outbox, seat: Seat, ply: int,

@@ -141,8 +141,9 @@ def _deliver(ctx: Context, outbox_id: int, transport: Transport, seen: dict[str,
             # A mail with a reply address is kept as a fingerprint of what it
             # says, written with the mark that it went: a reply posts none of it
             # to the table (pbem.inbound.sent_mail).
-            if message["Reply-To"] is not None:
-                fingerprint = sent_mail.fingerprint(ctx, message)
+            if message.get("Reply-To") is not None:
+                fingerprint = sent_mail.fingerprint(ctx, message.subject, message.text_content(),
+                                                    message.html_content())
             # VERP: a bounce names the row it is about (pbem.inbound.bounces reads it).
             transport.send(message, return_path=return_path(ctx.config, outbox_id))
     except PermanentFailure as e:

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from email import _header_value_parser as _parser
 from email import errors, policy
-from email.headerregistry import Address, BaseHeader, HeaderRegistry
+from email.headerregistry import Address, AddressHeader, BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.policy import Policy
 from email.utils import formatdate
@@ -27,6 +27,7 @@ from ..words.language import DEFAULT_LANGUAGE, TAGS, translations
 from ..words import Words
 from ..core.outbox import OutboxKind
 from ..drawing.style import LOOK
+from . import mime
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "mail"
 
@@ -128,6 +129,30 @@ def _parsed(registry: HeaderRegistry, name: str, value: str) -> BaseHeader:
 
 #: The default policy (``\n`` line ends; the SMTP adapter writes ``\r\n``).
 POLICY = policy.default.clone(header_factory=_Headers())
+_MAX_LINE = POLICY.max_line_length or 78
+_FOLDER = mime.Folder(POLICY)
+CRLF = mime.CRLF
+
+
+@lru_cache(maxsize=256)
+def _part_line(name: str, value: str, utf8: bool) -> bytes:
+    """A header line of a part (its content type, encoding, ...), as the message's."""
+    return _FOLDER.line(name, value, POLICY.header_factory(name, value), utf8)
+
+
+#: What :func:`_boundary` draws: a boundary of this shape folds as any other.
+_BOUNDARY = re.compile(r"=_pbem_[0-9a-f]{32}")
+_SOME_BOUNDARY = "=_pbem_" + "0" * 32
+
+
+def _multipart_line(subtype: str, boundary: str, utf8: bool) -> bytes:
+    """The Content-Type of a multipart part with its boundary (``set_param``'s
+    value): folded once, the boundary put in (every message draws a new one)."""
+    if not _BOUNDARY.fullmatch(boundary):
+        value = f'multipart/{subtype}; boundary="{boundary}"'
+        return _FOLDER.line("Content-Type", value, POLICY.header_factory("Content-Type", value), utf8)
+    line = _part_line("Content-Type", f'multipart/{subtype}; boundary="{_SOME_BOUNDARY}"', utf8)
+    return line.replace(_SOME_BOUNDARY.encode("ascii"), boundary.encode("ascii"))
 
 
 @lru_cache(maxsize=None)
@@ -169,62 +194,183 @@ def render_html(kind: str, context: Mapping[str, Any], language: str = DEFAULT_L
     return template.render(**context)
 
 
+@dataclass(frozen=True)
+class Inline:
+    """A picture the HTML shows (``cid:``), sent with it."""
+
+    data: bytes
+    #: The Content-ID, in angle brackets.
+    cid: str
+    filename: str
+
+
+@dataclass(frozen=True)
+class Mail:
+    """A message as built: its headers (parsed, as the email package keeps
+    them), its text, its HTML with its inline pictures, and the boundaries drawn
+    for it.  The SMTP adapter sends :meth:`wire`, written directly
+    (:mod:`pbem.mail.mime`); :meth:`to_message` is the email package's message
+    (the mailbox, the tests).  Both are the same bytes: tests/mail/test_wire.py."""
+
+    #: The message's own headers, in order: (name, value as given, parsed header).
+    headers: tuple[tuple[str, "str | Address", BaseHeader], ...]
+    text: str
+    html: str | None
+    #: Pictures of the HTML (none without it): a multipart/related part.
+    inline: tuple[Inline, ...]
+    #: The multipart/alternative boundary, then the multipart/related one.
+    boundaries: tuple[str, ...]
+    #: The Content-Language tag.
+    language: str
+
+    def get(self, name: str) -> BaseHeader | None:
+        """The header ``name`` (any case), or ``None``."""
+        name = name.lower()
+        return next((h for n, _, h in self.headers if n.lower() == name), None)
+
+    @property
+    def subject(self) -> str:
+        return str(self.get("Subject") or "")
+
+    @property
+    def sender(self) -> str:
+        """The ``From`` address."""
+        found = self.get("From")
+        assert isinstance(found, AddressHeader)
+        return found.addresses[0].addr_spec
+
+    @property
+    def recipients(self) -> list[str]:
+        """The ``To`` addresses."""
+        found = self.get("To")
+        assert isinstance(found, AddressHeader)
+        return [a.addr_spec for a in found.addresses]
+
+    def text_content(self) -> str:
+        """The text as a reader's program decodes it (``get_content()`` of its part)."""
+        return mime.content(self.text)
+
+    def html_content(self) -> str | None:
+        return None if self.html is None else mime.content(self.html)
+
+    def wire(self, *, utf8: bool = False) -> bytes:
+        """The message as it goes over SMTP (CRLF line ends; ``utf8``: headers in
+        UTF-8, for an SMTPUTF8 server): what the email package's generator writes
+        for :meth:`to_message`, header for header and part for part."""
+        out = [_FOLDER.line(name, value if isinstance(value, str) else str(header), header, utf8)
+               for name, value, header in self.headers]
+        mime_version = _part_line("MIME-Version", "1.0", utf8)
+        language = _part_line("Content-Language", self.language, utf8)
+        text = mime.text_part(self.text, _MAX_LINE)
+        text_head = [_part_line("Content-Type", 'text/plain; charset="utf-8"', utf8),
+                     _part_line("Content-Transfer-Encoding", text.cte, utf8)]
+        if self.html is None:
+            out += [*text_head, mime_version, language, CRLF, text.wire]
+            return b"".join(out)
+        alternative = self.boundaries[0].encode("ascii")
+        out += [mime_version, _multipart_line("alternative", self.boundaries[0], utf8), language, CRLF,
+                b"--" + alternative + CRLF, *text_head, CRLF, text.wire, CRLF + b"--" + alternative + CRLF]
+        html = mime.text_part(self.html, _MAX_LINE)
+        html_head = [_part_line("Content-Type", 'text/html; charset="utf-8"', utf8),
+                     _part_line("Content-Transfer-Encoding", html.cte, utf8)]
+        if not self.inline:
+            out += [*html_head, mime_version, CRLF, html.wire]
+        else:
+            related = self.boundaries[1].encode("ascii")
+            out += [mime_version, _multipart_line("related", self.boundaries[1], utf8), CRLF,
+                    b"--" + related + CRLF, *html_head, CRLF, html.wire]
+            for picture in self.inline:
+                out += [CRLF + b"--" + related + CRLF, _part_line("Content-Type", "image/png", utf8),
+                        _part_line("Content-Transfer-Encoding", "base64", utf8),
+                        _part_line("Content-Disposition", f'inline; filename="{picture.filename}"', utf8),
+                        _part_line("Content-ID", picture.cid, utf8), mime_version, CRLF,
+                        mime.base64_lines(picture.data, _MAX_LINE)]
+            out.append(CRLF + b"--" + related + b"--" + CRLF)
+        out.append(CRLF + b"--" + alternative + b"--" + CRLF)
+        return b"".join(out)
+
+    def to_message(self) -> EmailMessage:
+        """The message in the email package's model (a new one at each call)."""
+        msg = EmailMessage(policy=POLICY)
+        for name, _, header in self.headers:
+            msg[name] = header
+        msg.set_content(self.text)
+        if self.html is not None:
+            msg.make_alternative(boundary=self.boundaries[0])
+            msg.add_alternative(self.html, subtype="html")
+            if self.inline:
+                html_part = list(msg.iter_parts())[1]
+                html_part.make_related(boundary=self.boundaries[1])
+                for picture in self.inline:
+                    html_part.add_related(picture.data, maintype="image", subtype="png", cid=picture.cid,
+                                          filename=picture.filename, disposition="inline")
+        # Last: setting the content drops (and make_alternative moves) Content-* headers.
+        msg["Content-Language"] = self.language
+        return msg
+
+
 def build(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | None = None,
           close_ups: Sequence[bytes] = (), language: str = DEFAULT_LANGUAGE) -> EmailMessage:
+    """:func:`mail`, in the email package's model."""
+    return mail(envelope, context, picture=picture, close_ups=close_ups, language=language).to_message()
+
+
+def mail(envelope: Envelope, context: Mapping[str, Any], *, picture: bytes | None = None,
+         close_ups: Sequence[bytes] = (), language: str = DEFAULT_LANGUAGE) -> Mail:
     """The whole message in the recipient's ``language``: plain text, plus HTML
     (with the board as an inline PNG when ``picture`` is given) when the kind has
     an HTML template; ``close_ups`` are more inline PNGs, ``cid:close-up-1`` ... in
-    the HTML (pieces of the board, legible on a phone)."""
+    the HTML (pieces of the board, legible on a phone).  ``ValueError`` for a
+    header that cannot be written (see :func:`_only_address`)."""
     subject, text = render_text(envelope.kind, context, language)
     subject = _one_line(subject)
-    msg = EmailMessage(policy=POLICY)
-    msg["Subject"] = subject
-    msg["From"] = _one_line(envelope.sender)
-    msg["To"] = _only_address(envelope.recipient)
-    msg["Message-ID"] = _one_line(envelope.message_id)
-    msg["Date"] = formatdate(localtime=False)
-    msg["X-PBEM-Kind"] = _one_line(envelope.kind)
-    # Automatic mail: out-of-office replies should not answer it (RFC 3834).
-    msg["Auto-Submitted"] = "auto-generated"
+    headers: list[tuple[str, str | Address]] = [
+        ("Subject", subject),
+        ("From", _one_line(envelope.sender)),
+        ("To", _only_address(envelope.recipient)),
+        ("Message-ID", _one_line(envelope.message_id)),
+        ("Date", formatdate(localtime=False)),
+        ("X-PBEM-Kind", _one_line(envelope.kind)),
+        # Automatic mail: out-of-office replies should not answer it (RFC 3834).
+        ("Auto-Submitted", "auto-generated"),
+    ]
     if envelope.reply_to:
-        msg["Reply-To"] = _only_address(envelope.reply_to)
+        headers.append(("Reply-To", _only_address(envelope.reply_to)))
     references = []
     if envelope.game_id is not None:
         game = _one_line(str(envelope.game_id))
-        msg["X-PBEM-Game"] = game
+        headers.append(("X-PBEM-Game", game))
         # One thread per game in mail clients that thread by reference.
         references.append(_one_line(f"<game-{game}@{_domain(envelope.message_id)}>"))
     if envelope.in_reply_to and re.fullmatch(MESSAGE_ID, envelope.in_reply_to):
         # An answer threads under the mail it answers.
-        msg["In-Reply-To"] = envelope.in_reply_to
+        headers.append(("In-Reply-To", envelope.in_reply_to))
         references.append(envelope.in_reply_to)
     references = [r for r in references if re.fullmatch(MESSAGE_ID, r)]
     if references:
-        msg["References"] = " ".join(references)
+        headers.append(("References", " ".join(references)))
     if envelope.unsubscribe:
         link = f"<{envelope.unsubscribe}>"
         # One link: a ``>`` in it would end it early and start a second.
         if not re.fullmatch(_URL, link):
             raise ValueError(f"not an unsubscribe link to write as it is: {envelope.unsubscribe!r}")
-        msg["List-Unsubscribe"] = link
-        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    msg.set_content(text)
+        headers.append(("List-Unsubscribe", link))
+        headers.append(("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"))
+    # Parsed here, as assigning them to a message would: a value that cannot be
+    # written fails the build, never the sending.
+    parsed = tuple((name, value, POLICY.header_store_parse(name, value)[1]) for name, value in headers)
     html = render_html(envelope.kind, {**context, "subject": subject, "picture_cid": "board" if picture else None},
                        language)
+    boundaries: tuple[str, ...] = ()
+    inline: tuple[Inline, ...] = ()
     if html is not None:
-        msg.make_alternative(boundary=_boundary())
-        msg.add_alternative(_inline_css(html), subtype="html")
+        html = _inline_css(html)
+        boundaries = (_boundary(),)
         if picture is not None:
-            html_part = list(msg.iter_parts())[1]
-            html_part.make_related(boundary=_boundary())
-            html_part.add_related(picture, maintype="image", subtype="png", cid="<board>",
-                                  filename="board.png", disposition="inline")
-            for i, piece in enumerate(close_ups, 1):
-                html_part.add_related(piece, maintype="image", subtype="png", cid=f"<close-up-{i}>",
-                                      filename=f"board-{i}.png", disposition="inline")
-    # Last: setting the content drops (and make_alternative moves) Content-* headers.
-    msg["Content-Language"] = TAGS[language]
-    return msg
+            boundaries += (_boundary(),)
+            inline = (Inline(picture, "<board>", "board.png"),
+                      *(Inline(piece, f"<close-up-{i}>", f"board-{i}.png") for i, piece in enumerate(close_ups, 1)))
+    return Mail(headers=parsed, text=text, html=html, inline=inline, boundaries=boundaries, language=TAGS[language])
 
 
 #: What no header value may carry: control characters (NUL, CR, LF, VT, U+0085 ...),

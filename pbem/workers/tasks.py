@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from celery import Celery, Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.schedules import crontab
-from celery.signals import celeryd_after_setup
+from celery.signals import celeryd_after_setup, worker_process_shutdown, worker_shutdown
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
@@ -31,7 +31,7 @@ from ..core.outbox import posts_among
 from .. import games
 from ..inbound import handling
 from ..mail import delivery
-from ..mail.transport import transport_for
+from ..mail.transport import close_connections, transport_for
 from ..mail.webhook_posts import webhook_rows
 from .. import games
 
@@ -304,6 +304,16 @@ def _clock_first(sender: str, instance: Any, **_: Any) -> None:
 
 
 celeryd_after_setup.connect(_clock_first)
+
+
+def _close_smtp(**_: Any) -> None:
+    """A stopping worker process says QUIT on the SMTP connections it kept open."""
+    close_connections()
+
+
+# A pool process stopping (prefork), and a worker stopping (its own process's).
+worker_process_shutdown.connect(_close_smtp)
+worker_shutdown.connect(_close_smtp)
 
 
 def celery_init_app(app: Flask) -> Celery:

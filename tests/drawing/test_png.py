@@ -47,6 +47,24 @@ def test_odd_sizes_and_noise_round_trip(size: tuple[int, int]) -> None:
     assert back.getpalette() == img.getpalette()
 
 
+@pytest.mark.parametrize("box", [(0, 0, 257, 5), (0, 0, 1, 1), (3, 1, 60, 5), (200, 2, 257, 3), (256, 4, 257, 5)])
+def test_a_part_is_written_as_its_crop(box: tuple[int, int, int, int]) -> None:
+    """A close-up: ``palette_png(image, box)`` is ``palette_png(image.crop(box))``,
+    byte for byte (the first column of the rows it pastes is the filter byte,
+    never a pixel left of the box)."""
+    rng = random.Random(5)
+    img = Image.frombytes("P", (257, 5), bytes(1 + rng.randrange(199) for _ in range(257 * 5)))
+    img.putpalette([rng.randrange(256) for _ in range(3 * 200)])
+    assert palette_png(img, box) == palette_png(img.crop(box))
+    assert _decoded(palette_png(img, box)).tobytes() == img.crop(box).tobytes()
+
+
+@pytest.mark.parametrize("box", [(0, 0, 0, 5), (-1, 0, 3, 3), (0, 0, 258, 5), (2, 2, 1, 3)])
+def test_a_part_outside_the_picture_is_refused(box: tuple[int, int, int, int]) -> None:
+    with pytest.raises(ValueError, match="not a part"):
+        palette_png(Image.new("P", (257, 5)), box)
+
+
 def test_only_palette_images_are_accepted() -> None:
     with pytest.raises(ValueError, match="mode RGB"):
         palette_png(Image.new("RGB", (2, 2)))

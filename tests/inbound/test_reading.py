@@ -727,6 +727,18 @@ def test_links_without_a_token_and_other_sites_stay() -> None:
     assert reply.talk == talk and not reply.left_out
 
 
+def test_a_fingerprint_is_the_sorted_hashes_of_every_run_of_words_once() -> None:
+    """What a sent mail keeps (and a reply is read against): each run of
+    SHINGLE words of each text, hashed as the guard hashes a reply's runs."""
+    texts = [TURN.subject, TURN_TEXT, html_to_text(TURN_HTML), "", "one two three",
+             "Árvíztűrő tükörfúrógép ÁRVÍZTŰRŐ TÜKÖRFÚRÓGÉP " * 3]
+    runs = {guard._shingle(KEY, words[at:at + guard.SHINGLE]) for words in map(guard._words, texts)
+            for at in range(len(words) - guard.SHINGLE + 1)}
+    got = guard.fingerprint(texts, KEY)
+    assert got == b"".join(sorted(runs)) and len(got) == len(runs) * guard.SHINGLE_BYTES
+    assert guard.shingles([got]) == runs
+
+
 def test_the_guard_costs_little_on_a_long_hostile_reply() -> None:
     text = "12-13\n" + ("word " * 20 + "\n") * 5000
     started = time.process_time()

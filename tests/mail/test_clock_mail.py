@@ -46,7 +46,7 @@ def _turn_mail(ctx: Any, ply: int, language: str) -> dict[str, Any]:
         message = compose(ctx, session, row)
         assert message is not None
         session.rollback()
-        return parts(message)
+        return parts(message.to_message())
 
 
 def test_the_turn_mail_shows_every_clock_and_the_vacation_left_in_four_languages(ctx: Any) -> None:

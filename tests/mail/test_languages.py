@@ -60,7 +60,7 @@ def _build(ctx: Any, row_id: int, language: str | None = None) -> EmailMessage:
         else:
             row.language = kept
         assert message is not None, (row.kind, row.recipient)
-        return message
+        return message.to_message()
 
 
 def _rows(ctx: Any, kind: str) -> list[tuple[int, str]]:

@@ -222,7 +222,7 @@ def _compose_all(ctx: Any, game_id: str, kind: str, event: str) -> list[EmailMes
             assert row is not None
             message = compose(ctx, session, row)
             assert message is not None, f"{kind} for seat {seat.position} was not composed"
-            out.append(message)
+            out.append(message.to_message())
     return out
 
 

@@ -98,7 +98,7 @@ def test_the_nudge_speaks_its_readers_language(ctx: Any, language: str) -> None:
             message = compose(ctx, session, row)
             seat.language = kept
             assert message is not None
-            return message
+            return message.to_message()
 
     # Whoever moves first, the reader speaks the language under test.
     message = build(language)

@@ -45,8 +45,9 @@ def _compose(ctx: Any, game_id: int, position: int, kind: str, event: str) -> di
                              now=ctx.now(), game_id=db_id(session, game_id), seat_id=seat.id)
             row = session.get(Outbox, new_id)
         assert row is not None
-        message = compose(ctx, session, row)
-        assert message is not None, f"{kind} for seat {position} was not composed"
+        mail = compose(ctx, session, row)
+        assert mail is not None, f"{kind} for seat {position} was not composed"
+        message = mail.to_message()
         p = parts(message)
         return {"subject": str(message["Subject"]), "text": p["text"], "html": p["html"],
                 "images": p["images"]}
@@ -96,8 +97,9 @@ def test_login_mail_says_nothing_of_games(ctx: Any) -> None:
     signin.request_login(ctx, "ann@example.org")
     with session_scope(ctx.engine) as session:
         row = session.exec(select(Outbox).where(Outbox.kind == "login")).one()
-        message = compose(ctx, session, row)
-    assert message is not None
+        mail = compose(ctx, session, row)
+    assert mail is not None
+    message = mail.to_message()
     p = parts(message)
     for clan in CLANS:
         assert clan not in p["text"] and clan not in p["html"]

@@ -194,8 +194,8 @@ def test_a_talk_mail_never_depends_on_a_clan(ctx: Any) -> None:
             row = session.exec(select(Outbox).where(Outbox.kind == "talk").order_by(col(Outbox.id))).one()
             message = compose(ctx, session, row)
             assert message is not None
-            p = parts(message)
-            return str(message["Subject"]), p["text"], p["html"]
+            p = parts(message.to_message())
+            return message.subject, p["text"], p["html"]
 
     before = built()
     redeal_others(ctx, game_id, viewer)

@@ -81,7 +81,7 @@ def test_nobody_else_ever_sees_the_notes(ctx: Any) -> None:
         assert others
         for row in others:
             message = compose(ctx, session, row)
-            assert message is None or MARK not in message.as_string(), row.kind
+            assert message is None or MARK not in message.to_message().as_string(), row.kind
 
 
 def test_the_turn_mail_shows_them_only_when_asked_and_only_to_their_seat(ctx: Any) -> None:
@@ -97,7 +97,7 @@ def test_the_turn_mail_shows_them_only_when_asked_and_only_to_their_seat(ctx: An
             assert row is not None
             message = compose(ctx, session, row)
             assert message is not None
-            got = parts(message)
+            got = parts(message.to_message())
             return str(got["text"]) + str(got["html"])
 
     assert MARK not in turn_mail()

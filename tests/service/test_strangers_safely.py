@@ -18,7 +18,7 @@ from pbem.core.db import session_scope
 from pbem.core.models import Game, Outbox, Seat
 from pbem.core.outbox import OutboxKind
 from pbem.core.people_tables import Block, Profile, TalkReport
-from pbem.core.queries import table_news
+from pbem.core.queries import table_news, table_news_unseen
 from pbem.ops.reports import list_reports
 from pbem.people import blocks, profiles
 from pbem.table import blocking, rematch, reports, talk
@@ -78,6 +78,8 @@ def test_a_blocked_players_talk_is_hidden_from_the_blocker_only(ctx: Any) -> Non
         ann, _, _ = games.seat_and_game(session, toks[0])
         news, _ = table_news(session, ann, None)
         assert [text for _, text, _ in news] == ["Cid speaks"]
+        unseen, _ = table_news_unseen(session, ann, before_id=10**9)
+        assert [text for _, text, _ in unseen] == ["Cid speaks"]
         cid, _, _ = games.seat_and_game(session, toks[2])
         assert [text for _, text, _ in table_news(session, cid, None)[0]] == ["before the block", "after the block"]
     # The page's version still follows the game's newest message (shown or not).

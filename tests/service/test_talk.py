@@ -14,7 +14,7 @@ from pbem.core import errors
 from pbem.table import talk
 from pbem.core.db import session_scope
 from pbem.core.models import Game, Outbox, Seat, TableMessage
-from pbem.core.queries import table_news, table_seen_at
+from pbem.core.queries import table_news, table_news_unseen, table_seen_at
 from tests.support.clock import frozen_clock
 from tests.support.games import db_id, redeal_others, new_game, play, to_move
 from tests.support.web import snapshot
@@ -255,3 +255,42 @@ def test_the_news_of_a_seat_are_the_others_messages_since_it_last_had_the_table(
         assert table_seen_at(session, seat) == moved
         news, _ = table_news(session, seat, moved)
         assert [text for _, text, _ in news] == ["after your move"]
+
+
+def test_a_mails_news_are_the_news_since_the_seat_last_had_the_table(ctx):
+    """What a mail shows (``table_news_unseen`` of its row, asked in one
+    statement built once) is ``table_news`` since ``table_seen_at`` that row:
+    after a mail that went, after a move without one, and more than it shows."""
+    now = frozen_clock(ctx)
+    game_id, toks = new_game(ctx)
+    mover, _ = to_move(ctx, toks)
+    others = [t for t in toks if t != mover]
+
+    def same(before_id, limit=20):
+        with session_scope(ctx.engine) as session:
+            seat, _, _ = games.seat_and_game(session, mover)
+            expected = table_news(session, seat, table_seen_at(session, seat, before_id), limit=limit)
+            assert table_news_unseen(session, seat, before_id=before_id, limit=limit) == expected
+            return [text for _, text, _ in expected[0]], expected[1]
+
+    def newest_row():
+        with session_scope(ctx.engine) as session:
+            return max(r.id for r in session.exec(select(Outbox)))
+
+    for n in range(3):
+        now.advance(minutes=1)
+        talk.talk(ctx, others[n % 2], f"message {n}")
+    assert same(newest_row() + 1) == (["message 0", "message 1", "message 2"], 0)
+    assert same(newest_row() + 1, limit=2) == (["message 1", "message 2"], 1)
+    assert same(1) == (["message 0", "message 1", "message 2"], 0)  # before any mail: every message
+    now.advance(minutes=1)
+    play(ctx, toks, 1)
+    now.advance(minutes=1)
+    talk.talk(ctx, others[0], "after the move")
+    assert same(newest_row() + 1)[0][-1] == "after the move"
+    with session_scope(ctx.engine) as session:
+        seat, _, _ = games.seat_and_game(session, mover)
+        for row in session.exec(select(Outbox).where(Outbox.seat_id == seat.id)):
+            row.status = "skipped"
+            session.add(row)
+    assert same(newest_row() + 1) == (["after the move"], 0)  # since their own move

@@ -18,8 +18,8 @@ from pbem.core.models import CaughtMail
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
 
 
-def login_message(recipient: str = "zoe@example.org", *, name: str = "abc",
-                  message_id: str = "<1.login@clans.example>", picture: bytes | None = PNG) -> EmailMessage:
+def login_mail(recipient: str = "zoe@example.org", *, name: str = "abc",
+               message_id: str = "<1.login@clans.example>", picture: bytes | None = PNG) -> messages.Mail:
     """A sign-in mail (its templates need the least context; its text and HTML carry
     ``name`` in the link), with ``picture`` as if it were a board.  ``recipient``
     may be written ``Name <address>``: the envelope gets the address alone, as the
@@ -28,7 +28,13 @@ def login_message(recipient: str = "zoe@example.org", *, name: str = "abc",
                                  message_id=message_id, kind="login")
     context = {"link": f"https://clans.example/login/{name}", "minutes": 30,
                "base_url": "https://clans.example", "kind": "login"}
-    return messages.build(envelope, context, picture=picture)
+    return messages.mail(envelope, context, picture=picture)
+
+
+def login_message(recipient: str = "zoe@example.org", *, name: str = "abc",
+                  message_id: str = "<1.login@clans.example>", picture: bytes | None = PNG) -> EmailMessage:
+    """:func:`login_mail` in the email package's model."""
+    return login_mail(recipient, name=name, message_id=message_id, picture=picture).to_message()
 
 
 def caught(ctx: Any, recipient: str | None = None, kind: str | None = None) -> list[EmailMessage]:

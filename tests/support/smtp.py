@@ -32,6 +32,8 @@ class Received:
     mail_options: list[str] = field(default_factory=list)
     #: The message's bytes as the server received them.
     raw: bytes = b""
+    #: The client's address and port: one per connection.
+    peer: Any = None
 
     @property
     def kind(self) -> str:
@@ -50,18 +52,21 @@ class Collector:
     received: list[Received] = field(default_factory=list)
     refuse: str | None = None
     refused: int = 0
+    #: The client's address and port of each refusal.
+    refused_peers: list[Any] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if self.refuse:
             with self.lock:
                 self.refused += 1
+                self.refused_peers.append(session.peer)
             return self.refuse
         raw = envelope.original_content or envelope.content
         message = email.message_from_bytes(raw, policy=email.policy.default)
         with self.lock:
             self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message,  # type: ignore[arg-type]
-                                          list(envelope.mail_options), bytes(raw)))
+                                          list(envelope.mail_options), bytes(raw), session.peer))
         return "250 OK"
 
     def messages(self, to: str | None = None, kind: str | None = None) -> list[Received]:
