@@ -1,7 +1,8 @@
 """2. Turn mail: pending turn notices rendered (view, text, HTML, board PNG) and delivered
 per second by Celery workers running pbem's ``pbem.deliver`` task, over SMTP to a local
 aiosmtpd sink in its own process.  The floor sends a pre-built message of the same size
-with smtplib to the same sink, one connection per message like pbem's SMTP transport."""
+with smtplib to the same sink, one connection per message (as pbem's SMTP transport did
+before a worker kept its connection open between messages)."""
 
 from __future__ import annotations
 

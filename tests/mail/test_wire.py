@@ -241,3 +241,40 @@ def test_a_boundary_of_another_shape_is_folded_as_the_email_package_folds_it() -
                           "base_url": "https://clans.example", "kind": "login"}, picture=b"png")
     odd = Mail(**{**mail.__dict__, "boundaries": ("b" * 70, "=_pbem_" + "Z" * 40)})
     assert odd.wire() == wire_bytes(odd.to_message())
+
+
+#: Bodies one byte a character (latin-1), as a text part's bytes are quoted: every byte,
+#: with lines about as long as a quoted-printable line and white space at their ends.
+_LATIN1 = st.lists(st.one_of(st.characters(min_codepoint=0, max_codepoint=255),
+                             st.sampled_from(["=", " ", "\t", "\n", "\r\n", "x" * 70, "=" * 5, "é".encode().decode("latin-1")])),
+                   max_size=120).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(body=_LATIN1, max_line_length=st.integers(min_value=4, max_value=80), eol=st.sampled_from(["\n", "\r\n"]))
+def test_quoted_printable_is_the_email_packages(body: str, max_line_length: int, eol: str) -> None:
+    from email import quoprimime
+
+    from pbem.mail import mime
+
+    assert mime.quoted_printable(body, max_line_length, eol) == quoprimime.body_encode(body, max_line_length, eol)
+
+
+@pytest.mark.parametrize("max_line_length", [4, 5, 6, 10, 76, 78])
+def test_quoted_printable_breaks_lines_as_the_email_package_does(max_line_length: int) -> None:
+    """Every length of line around the breaks, ending in white space or not,
+    with quoted bytes falling on every place of a break."""
+    from email import quoprimime
+
+    from pbem.mail import mime
+
+    lines = []
+    for length in range(1, 2 * max_line_length + 6):
+        for end in ("", " ", "\t", "=", "\xe9", "\xe9 "):
+            for fill in ("a", "\xe9", "a\xe9", "aa="):
+                lines.append((fill * length)[:length] + end)
+    for eol in ("\n", "\r\n"):
+        for line in lines:
+            for body in (line, line + "\n"):
+                assert mime.quoted_printable(body, max_line_length, eol) == \
+                    quoprimime.body_encode(body, max_line_length, eol), (body, eol)
