@@ -14,18 +14,13 @@ from flask import Blueprint, Flask, jsonify
 
 from .. import games
 from ..core.app_context import context
-from .api import _bearer, _json_body
+from .api import _bearer, _challenge, _json_body
 from .limits import limits
 
 bp = Blueprint("practice_api", __name__, url_prefix="/api/v1")
 
 
-@bp.after_request
-def _challenge(response: Any) -> Any:
-    # A 401 names the scheme to authenticate with, as the rest of the API's do.
-    if response.status_code == 401:
-        response.headers.setdefault("WWW-Authenticate", 'Bearer realm="seat"')
-    return response
+bp.after_request(_challenge)
 
 
 @bp.post("/seat/practice")

@@ -9,17 +9,12 @@ from flask import Blueprint, jsonify
 
 from ..core.app_context import context
 from ..table import push
-from .api import _bearer, _json_body
+from .api import _bearer, _challenge, _json_body
 
 bp = Blueprint("push_api", __name__, url_prefix="/api/v1")
 
 
-@bp.after_request
-def _challenge(response: Any) -> Any:
-    # As the API's own blueprint: a 401 names the scheme (RFC 9110 section 11.6.1).
-    if response.status_code == 401:
-        response.headers.setdefault("WWW-Authenticate", 'Bearer realm="seat"')
-    return response
+bp.after_request(_challenge)
 
 
 @bp.get("/push/key")

@@ -8,38 +8,28 @@ import re
 from typing import Any, Iterator
 
 import pytest
-import redis
 from celery.contrib.testing.worker import start_worker
 
+from tests.support.brokers import broker_db, empty
 from tests.support.config import redis_db
 from tests.support.games import play_to_end
 from tests.support.messages import parts
 from tests.support.smtp import SmtpServer
 
-MARK = "pbem-tests:broker"
 ANN, BEA, CY = "ann@example.org", "bea@example.net", "cy@example.com"
-
-
-def _empty(url: str) -> None:
-    client = redis.Redis.from_url(url, socket_connect_timeout=2)
-    if client.dbsize() and not client.exists(MARK):
-        pytest.fail(f"Redis database {url} holds keys that are not these tests'")
-    client.flushdb()
-    client.set(MARK, "1")
 
 
 @pytest.fixture
 def stack(database_url: str, smtp: SmtpServer, redis_url: str) -> Iterator[Any]:
     from pbem.web import create_app
 
-    broker = redis_db(3)
-    _empty(broker)
+    broker = broker_db(redis_db(3))
     app = create_app(smtp.config(database_url, BROKER_URL=broker))
     with start_worker(app.extensions["celery"], pool="solo", concurrency=1, perform_ping_check=False,
                       loglevel="WARNING", shutdown_timeout=10):
         yield app
     app.extensions["pbem"].engine.dispose()
-    _empty(broker)
+    empty(broker)
 
 
 def token_in(message: Any) -> str:

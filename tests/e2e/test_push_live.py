@@ -11,7 +11,6 @@ import time
 from typing import Any, Iterator
 
 import pytest
-import redis
 from celery.contrib.testing.worker import start_worker
 from sqlmodel import select
 
@@ -20,30 +19,18 @@ from pbem.core.db import session_scope
 from pbem.core.push_tables import PushSubscription
 from pbem.table import push
 from tests.support.clock import wait_until
+from tests.support.brokers import broker_db, empty
 from tests.support.config import redis_db
 from tests.support.games import email_of, new_game, to_move
 from tests.support.push import Browser, vapid_key
 from tests.support.receiver import Receiver
 from tests.support.smtp import SmtpServer
 
-#: As tests/e2e/test_worker_redis.py marks the broker databases it empties.
-MARK = "pbem-tests:broker"
-
-
-def _empty(url: str) -> str:
-    client = redis.Redis.from_url(url, socket_connect_timeout=2)
-    if client.dbsize() and not client.exists(MARK):
-        pytest.fail(f"Redis database {url} holds keys that are not these tests'")
-    client.flushdb()
-    client.set(MARK, "1")
-    return url
-
-
 @pytest.fixture
 def push_worker(database_url: str, smtp: SmtpServer, redis_url: str) -> Iterator[Any]:
     from pbem.web import create_app
 
-    broker = _empty(redis_db(2))
+    broker = broker_db(redis_db(2))
     app = create_app(smtp.config(database_url, BROKER_URL=broker, VAPID_PRIVATE_KEY=vapid_key(),
                                  WEBHOOK_ALLOW="127.0.0.1"))
     celery = app.extensions["celery"]
@@ -52,7 +39,7 @@ def push_worker(database_url: str, smtp: SmtpServer, redis_url: str) -> Iterator
                       loglevel="WARNING", shutdown_timeout=10):
         yield app
     app.extensions["pbem"].engine.dispose()
-    _empty(broker)
+    empty(broker)
 
 
 def test_a_push_reaches_the_browser_within_seconds_of_the_move(push_worker: Any, smtp: SmtpServer,
