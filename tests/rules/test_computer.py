@@ -16,6 +16,7 @@ from pbem.rules.knowledge import game_from_view, unknown_clans
 from pbem.rules.search import sample_clans, search_move
 from pbem.rules.tables import CLANS
 from pbem.rules.views import player_view
+from tests.support.rules import random_moves
 
 NAMES = ("ann", "bob", "cid", "dee")
 #: Small enough for many decisions in a test, and not time-boxed: the same
@@ -26,13 +27,7 @@ SMALL = Budget(playouts=48, seconds=None)
 def position(seed: int, players: int, plies: int) -> Game:
     """A dealt game after ``plies`` random moves (fewer if it ends first)."""
     rng = random.Random(seed)
-    game = deal_game(NAMES[:players], rng).game()
-    for _ in range(plies):
-        move = game.random_move(rng)
-        if move is None:
-            break
-        game.push(move)
-    return game
+    return random_moves(deal_game(NAMES[:players], rng).game(), rng, plies)
 
 
 @pytest.mark.parametrize("level", list(Level))

@@ -16,6 +16,7 @@ from pbem.rules.practice import practice_record, redeal
 from pbem.rules.record import export_record, play_record
 from pbem.rules.tables import CLANS
 from pbem.rules.views import player_view
+from tests.support.rules import random_moves
 
 NAMES = ("ann", "bob", "cid", "dee")
 
@@ -25,12 +26,7 @@ def position(seed: int, players: int, plies: int) -> Game:
     rng = random.Random(seed)
     deal = deal_game(NAMES[:players], rng)
     game = Game(deal.board, deal.players, {t: [c] for t, c in deal.setup}, clans=deal.clans)
-    for _ in range(plies):
-        move = game.random_move(rng)
-        if move is None:
-            break
-        game.push(move)
-    return game
+    return random_moves(game, rng, plies)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -124,3 +124,13 @@ def strict_json(text: str | bytes) -> Any:
     def refuse(name: str) -> Any:
         raise ValueError(f"{name} is not JSON")
     return json.loads(text, parse_constant=refuse)
+
+
+def random_moves(game: Any, rng: Any, plies: int) -> Any:
+    """``game`` after ``plies`` random moves drawn with ``rng`` (fewer if it ends first)."""
+    for _ in range(plies):
+        move = game.random_move(rng)
+        if move is None:
+            break
+        game.push(move)
+    return game
