@@ -129,7 +129,7 @@ def _at_once(rows: int) -> Any:
     written, each only if the guard let the game advance (they select from it),
     answering how many games advanced and each new row's id (NULL for a twin);
     and, for the mover's view that answers the move, which of the table's
-    addresses bounce and the mover's vacation bank (days, as of when)."""
+    addresses bounce and the mover's vacation bank (its row: id, days, as of when)."""
     def typed(prefix: str, table: Any, names: tuple[str, ...]) -> list[Any]:
         return [bindparam(f"{prefix}{name}", type_=table.c[name].type) for name in names]
 
@@ -146,6 +146,7 @@ def _at_once(rows: int) -> Any:
                           select(func.array_agg(_BOUNCE.c.address_hash)).where(
                               _BOUNCE.c.address_hash == any_(bindparam("view_hashes", type_=ARRAY(String))),
                               _BOUNCE.c.bouncing_at.is_not(None)).scalar_subquery(),
+                          select(_BANK.c.id).where(bank).scalar_subquery(),
                           select(_BANK.c.days).where(bank).scalar_subquery(),
                           select(_BANK.c.updated_at).where(bank).scalar_subquery()]
     return select(*answers).add_cte(moved)
@@ -209,7 +210,7 @@ def _store_last(ctx: Context, session: Session, game: Game, seats: list[Seat], s
         hashes = sorted({address_hash(s.email) for s in seats})
         bank = mailbox_hash(seat.email) if seat.email else ""
         params.update(view_hashes=hashes, view_bank=bank)
-        stored, *ids, bouncing, days, banked_at = conn.execute(_at_once(len(mail)), params).one()
+        stored, *ids, bouncing, bank_id, days, banked_at = conn.execute(_at_once(len(mail)), params).one()
         if stored != 1:
             return None  # another move was stored first: nothing was written
         _committed(game, values)
@@ -217,7 +218,7 @@ def _store_last(ctx: Context, session: Session, game: Game, seats: list[Seat], s
         session.info.setdefault(BOUNCES_KNOWN, {}).update({h: h in (bouncing or ()) for h in hashes})
         if bank:
             session.info.setdefault(VACATION_KNOWN, {})[bank] = (
-                None if days is None else VacationBank(address_hash=bank, days=days, updated_at=banked_at))
+                None if bank_id is None else VacationBank(id=bank_id, address_hash=bank, days=days, updated_at=banked_at))
         return outgoing(mail, ids)
     if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
         return None
