@@ -264,6 +264,19 @@ _SHARED_LOCK = threading.Lock()
 _SHARED_MOST = 4
 
 
+def _new_locks_in_child() -> None:
+    # A lock that another thread of the parent held at the fork would stay held
+    # in the child for ever; the child's transports start with fresh ones (their
+    # connections are dropped at first use: see SmtpTransport._forget).
+    global _SHARED_LOCK
+    _SHARED_LOCK = threading.Lock()
+    for transport in _SHARED.values():
+        transport._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_locks_in_child)
+
+
 def transport_for(config: dict[str, Any], engine: Engine) -> Transport:
     """The configured transport: SMTP (one per process and settings, its
     connection kept open between messages) or the mailbox."""

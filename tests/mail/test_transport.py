@@ -169,3 +169,23 @@ def test_lines_that_start_with_a_dot_arrive_as_they_were_written(smtp: SmtpServe
         assert got.raw.replace(b"\r\n", b"\n") == message.wire().replace(b"\r\n", b"\n")
         body = got.message.get_body(preferencelist=("plain",)).get_content()
         assert body.replace("\r\n", "\n") == text + "\n"
+
+
+def test_a_forked_child_starts_with_free_locks() -> None:
+    """A worker forked while another thread of its parent held a transport's lock
+    (or the table of shared transports) must not wait on it for ever."""
+    import os
+
+    from pbem.mail import transport as module
+
+    config = {"SMTP_HOST": "127.0.0.1", "SMTP_PORT": 9, "SMTP_USER": "", "SMTP_PASSWORD": "", "SMTP_TLS": False,
+              "SMTP_TIMEOUT": 1.0}
+    shared = module.transport_for(config, None)  # type: ignore[arg-type]  (SMTP needs no engine)
+    assert isinstance(shared, SmtpTransport)
+    with shared._lock, module._SHARED_LOCK:  # held by this thread at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: both locks must be free
+            free = shared._lock.acquire(timeout=2) and module._SHARED_LOCK.acquire(timeout=2)
+            os._exit(0 if free else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
