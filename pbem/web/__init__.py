@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
-from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..games.clock_options import Vacation
@@ -31,6 +30,7 @@ from . import people_api  # strangers, safely: blocks, reports (API)
 from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
 from . import practice_pages  # noqa: F401
 from . import practice_api
+from .json_answers import Answers
 from .limits import Limits
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -52,8 +52,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # custom properties base.html writes, and the colours templates write literally.
     app.jinja_env.globals.update(css_properties=CSS_ROOT, look=LOOK)
     app.jinja_env.globals.update(bank_text=bank_text, Vacation=Vacation)  # a clock's time, "2 days 5 hours" (pbem.words.banks)
-    assert isinstance(app.json, DefaultJSONProvider)
-    app.json.sort_keys = False
+    app.json = Answers(app)
 
     if settings["TRUSTED_PROXIES"]:
         hops = int(settings["TRUSTED_PROXIES"])
