@@ -5,16 +5,26 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn, Sequence
 
+import orjson
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from .. import rules
 from ..core import errors, tokens
-from ..core.models import Game, Seat
+from ..core.models import Bounce, Game, Seat
 from ..core.premove_tables import SET_LISTS, has_list
+from ..core.vacation_tables import VacationBank
+from ..people.players import AddressHashSQL, address_hash, mailbox_hash
+from ..people.vacation import KNOWN as VACATION_KNOWN
 from ..words import N_
 from .push_turn import PUSH_SEATS, has_subscription
 from .webhook_events import LIVE_WEBHOOKS, has_live_webhooks
+
+
+#: Addresses a transaction has asked about already (``session.info[BOUNCES_KNOWN]
+#: [address_hash]``: whether it bounces), e.g. with a seat's look-up
+#: (:func:`seat_and_game`), so that the view does not ask again.
+BOUNCES_KNOWN = "pbem.bounces_known"
 
 
 def _refuse_seat_token() -> NoReturn:
@@ -24,20 +34,30 @@ def _refuse_seat_token() -> NoReturn:
 # Every seat of a game with the game, in seat order: one query rather than one for
 # the game and one for its seats.  Built once; the filters below pick the game.
 _SEATS_WITH_GAME = select(Seat, Game).join(Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position))
-# Every request that carries a seat token starts with this one: the token's game,
-# whether it has live webhooks, which seats have pre-moves set and which have a
-# push subscription (so that a move need not ask again).  SQLModel's select is
-# typed for at most four columns; it takes any number.
-_SEATS_OF_TOKEN = select(Seat, Game, has_live_webhooks(), has_list(),  # type: ignore[call-overload]
-                         has_subscription()).join(
-    Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position)).where(
+# What a move asks of its game and of each seat, answered with the seats: whether
+# the game has live webhooks, whether the seat has pre-moves set, a push
+# subscription, an address that bounces, and the vacation bank kept under its
+# address (see _remember_for_a_move).
+_ADDRESS = AddressHashSQL(col(Seat.email))
+_FACTS = (has_live_webhooks(), has_list(), has_subscription(), _ADDRESS,
+          select(Bounce.id).where(col(Bounce.address_hash) == _ADDRESS, col(Bounce.bouncing_at).is_not(None)).exists(),
+          VacationBank.id, VacationBank.days, VacationBank.updated_at)
+
+
+def _with_facts() -> Any:
+    # SQLModel's select is typed for at most four columns; it takes any number.
+    return select(Seat, Game, *_FACTS).join(  # type: ignore[call-overload]
+        Game, col(Game.id) == col(Seat.game_id)).outerjoin(
+        VacationBank, col(VacationBank.address_hash) == _ADDRESS).order_by(col(Seat.position))
+
+
+# Every request that carries a seat token starts with this one: the token's game
+# with its seats and what a move asks of them, so that a move need not ask again.
+_SEATS_OF_TOKEN = _with_facts().where(
     col(Seat.game_id) == select(Seat.game_id).where(col(Seat.token_hash) == bindparam("digest")).scalar_subquery())
 _SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
-# The same facts as _SEATS_OF_TOKEN's, of a game by its id: the clock's autopilot moves in it.
-_SEATS_OF_GAME_TO_MOVE = select(Seat, Game, has_live_webhooks(), has_list(),  # type: ignore[call-overload]
-                                has_subscription()).join(
-    Game, col(Game.id) == col(Seat.game_id)).order_by(col(Seat.position)).where(
-    col(Seat.game_id) == bindparam("game_id"))
+# The same, of a game by its id: the clock's autopilot moves in it.
+_SEATS_OF_GAME_TO_MOVE = _with_facts().where(col(Seat.game_id) == bindparam("game_id"))
 
 
 def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
@@ -54,12 +74,24 @@ def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Sea
 
 
 def _remember_for_a_move(session: Session, rows: Sequence[Any]) -> None:
-    """What a move asks of its game (live webhooks, the seats' pre-move lists and
-    push subscriptions), answered by a query of its seats, where it looks first."""
+    """What a move asks of its game (live webhooks, the seats' pre-move lists,
+    push subscriptions, bounces, vacation banks), answered by a query of its
+    seats, where it looks first."""
     game = rows[0][1]
-    session.info.setdefault(LIVE_WEBHOOKS, {})[game.id] = bool(rows[0][2])
-    session.info.setdefault(SET_LISTS, {}).update({r[0].id: bool(r[3]) for r in rows})
-    session.info.setdefault(PUSH_SEATS, {})[game.id] = {r[0].id for r in rows if r[4]}
+    info = session.info
+    info.setdefault(LIVE_WEBHOOKS, {})[game.id] = bool(rows[0][2])
+    info.setdefault(SET_LISTS, {}).update({r[0].id: bool(r[3]) for r in rows})
+    info.setdefault(PUSH_SEATS, {})[game.id] = {r[0].id for r in rows if r[4]}
+    bounces, banks = info.setdefault(BOUNCES_KNOWN, {}), info.setdefault(VACATION_KNOWN, {})
+    for seat, _, _, _, _, hashed, bouncing, bank_id, days, banked_at in rows:
+        if not seat.email or hashed != address_hash(seat.email):
+            continue  # not hashed here (SQLite), or hashed otherwise: asked when needed
+        bounces[hashed] = bool(bouncing)
+        if mailbox_hash(seat.email) == hashed:
+            # The address is its own mailbox (no +tag, no dots a provider ignores),
+            # so the bank kept under the mailbox's hash is the one found.
+            banks[hashed] = None if bank_id is None else VacationBank(
+                id=bank_id, address_hash=hashed, days=days, updated_at=banked_at)
 
 
 def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:
@@ -82,7 +114,15 @@ def game_to_move_in(session: Session, game_id: int) -> tuple[Game | None, list[S
 
 
 def rules_game(game: Game) -> rules.Game | None:
-    return rules.Game.from_json(json.loads(game.state)) if game.state else None
+    if not game.state:
+        return None
+    try:
+        # orjson reads the snapshot in a quarter of json's time; what it refuses
+        # and json takes (a lone surrogate's escape) is read by json.
+        data = orjson.loads(game.state)
+    except orjson.JSONDecodeError:
+        data = json.loads(game.state)
+    return rules.Game.from_json(data)
 
 
 def game_by_public_id(session: Session, public_id: object) -> Game:

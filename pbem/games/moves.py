@@ -7,28 +7,25 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import String, any_, bindparam, func, insert, update
-from sqlalchemy.dialects.postgresql import ARRAY, insert as pg_insert
+from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from .. import rules
 from ..core import errors, metrics
 from ..core.context import Context
-from ..core.db import session_scope
-from ..core.models import Bounce, Game, GameStatus, MoveRecord, Outbox, Seat, table_of
-from ..core.vacation_tables import VacationBank
+from ..core.db import begin_transaction, statement_scope
+from ..core.models import Game, GameStatus, MoveRecord, Outbox, Seat, table_of
 from ..people import ratings
-from ..people.players import address_hash, mailbox_hash
-from ..people.vacation import KNOWN as VACATION_KNOWN
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
 from . import premoves
-from .announcing import (charge_clock, computer_turn, deadline_for, hand_on, outgoing, planned_mail, turn_mail,
-                         turn_start)
+from .announcing import (charge_clock, computer_turn, deadline_for, game_clock, hand_on, outgoing, planned_mail,
+                         turn_mail, turn_start)
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
-from .views import BOUNCES_KNOWN, game_view
+from .views import game_view
 
 
 def read_move(text: object, *, strict: bool = True) -> Move:
@@ -70,7 +67,8 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
         raise errors.BadRequest(N_("ply must be the number of moves you saw (a whole number)"), code="bad-request")
     parsed = move if isinstance(move, Move) else _parsed(move, strict)
     now = ctx.now()
-    with session_scope(ctx.engine) as session:
+    # Statement by statement until the writes show what they need (see _view_then_write).
+    with statement_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
         if game.status == GameStatus.INVITED:
             raise errors.Conflict(N_("the game starts when every player has accepted"), code="not-started")
@@ -93,17 +91,58 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
             position.push(parsed, order)
         except RulesError as e:
             raise errors.MoveRefused(e) from e
-        outbox = store_move(ctx, session, game, seats, seat, position, parsed, order, now, autopilot=False)
-        if outbox is None:
+        if not seat.autopilot_streak and _one_statement(session, game, seats, position):
+            stored = _view_then_write(ctx, session, game, seats, seat, position, parsed, order, now)
+        else:
+            begin_transaction(session)
+            stored = _write_then_view(ctx, session, game, seats, seat, position, parsed, order, now)
+        if stored is None:
             raise errors.Conflict(N_("another move was stored first; reload to see it"), code="stale")
-        if seat.autopilot_streak:
-            seat.autopilot_streak = 0
-            session.add(seat)
-        view = game_view(ctx, game, seats, seat, position=position)
+        view, outbox = stored
         computer = computer_turn(game, seats)
     ctx.relay(outbox)
     hand_on(ctx, computer)
     return view
+
+
+def _one_statement(session: Session, game: Game, seats: list[Seat], position: rules.Game) -> bool:
+    """Whether storing ``position`` writes nothing but :func:`_at_once`'s one
+    statement: on PostgreSQL, a game that goes on, no pre-move to fire, no clock
+    to charge."""
+    return (session.get_bind().dialect.name == "postgresql" and not position.is_over()
+            and not premoves.may_fire(session, seats, position) and game_clock(game) is None)
+
+
+def _view_then_write(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
+                     position: rules.Game, move: Move, order: object, now: datetime
+                     ) -> tuple[SeatView, list[int | None]] | None:
+    """The common move: the mover's view of the new position, then the one
+    statement that stores it (which commits by itself: no BEGIN, no COMMIT, two
+    of the move's round trips).  The view comes first so that nothing can fail
+    once the position is written: a request that dies leaves nothing written,
+    as a transaction would have.  ``None``: another move was stored first."""
+    values, mail, params = _at_once_params(ctx, session, game, seats, seat, position, move, order, now,
+                                           autopilot=False)
+    _committed(game, values)  # what the view shows; if the write does not hold, the request ends here
+    view = game_view(ctx, game, seats, seat, position=position)
+    stored, *ids = session.connection().execute(_at_once(len(mail)), params).one()
+    if stored != 1:
+        return None
+    return view, outgoing(mail, ids)
+
+
+def _write_then_view(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
+                     position: rules.Game, move: Move, order: object, now: datetime
+                     ) -> tuple[SeatView, list[int | None]] | None:
+    """Any other move, in the transaction: its writes (:func:`store_move`),
+    then the mover's view."""
+    outbox = store_move(ctx, session, game, seats, seat, position, move, order, now, autopilot=False)
+    if outbox is None:
+        return None
+    if seat.autopilot_streak:
+        seat.autopilot_streak = 0
+        session.add(seat)
+    return game_view(ctx, game, seats, seat, position=position), outbox
 
 
 # A move's writes, built once and run on the session's connection: the ORM's
@@ -112,8 +151,6 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
 _GAME = table_of(Game)
 _MOVE = table_of(MoveRecord)
 _OUTBOX = table_of(Outbox)
-_BOUNCE = table_of(Bounce)
-_BANK = table_of(VacationBank)
 _ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"))
 _RECORD_MOVE = insert(_MOVE)
 _GAME_FIELDS = ("ply", "state", "turn_seat", "deadline", "turn_started_at", "reminded_for", "status", "finished_at")
@@ -127,9 +164,7 @@ def _at_once(rows: int) -> Any:
     """On PostgreSQL, a move that does not end the game in one statement: the game
     advanced under its ply guard, the move recorded and ``rows`` outbox rows
     written, each only if the guard let the game advance (they select from it),
-    answering how many games advanced and each new row's id (NULL for a twin);
-    and, for the mover's view that answers the move, which of the table's
-    addresses bounce and the mover's vacation bank (its row: id, days, as of when)."""
+    answering how many games advanced and each new row's id (NULL for a twin)."""
     def typed(prefix: str, table: Any, names: tuple[str, ...]) -> list[Any]:
         return [bindparam(f"{prefix}{name}", type_=table.c[name].type) for name in names]
 
@@ -140,15 +175,8 @@ def _at_once(rows: int) -> Any:
     mails = [pg_insert(_OUTBOX).from_select(
         list(_OUTBOX_FIELDS), select(*typed(f"mail{k}_", _OUTBOX, _OUTBOX_FIELDS)).select_from(advanced))
         .on_conflict_do_nothing().returning(_OUTBOX.c.id).cte(f"mail{k}") for k in range(rows)]
-    bank = _BANK.c.address_hash == bindparam("view_bank")
     answers: list[Any] = [select(func.count()).select_from(advanced).scalar_subquery(),
-                          *(select(m.c.id).scalar_subquery() for m in mails),
-                          select(func.array_agg(_BOUNCE.c.address_hash)).where(
-                              _BOUNCE.c.address_hash == any_(bindparam("view_hashes", type_=ARRAY(String))),
-                              _BOUNCE.c.bouncing_at.is_not(None)).scalar_subquery(),
-                          select(_BANK.c.id).where(bank).scalar_subquery(),
-                          select(_BANK.c.days).where(bank).scalar_subquery(),
-                          select(_BANK.c.updated_at).where(bank).scalar_subquery()]
+                          *(select(m.c.id).scalar_subquery() for m in mails)]
     return select(*answers).add_cte(moved)
 
 
@@ -201,28 +229,29 @@ def _store_last(ctx: Context, session: Session, game: Game, seats: list[Seat], s
     move was stored first, and nothing was written)."""
     conn = session.connection()
     if conn.dialect.name == "postgresql" and not position.is_over():
-        values, record = _writes(ctx, game, seats, seat, position, move, order, now, autopilot)
-        mail = planned_mail(ctx, session, game, seats, position, now)
-        params = {"guard_id": game.id, "guard_ply": game.ply, **{f"game_{k}": v for k, v in values.items()},
-                  **{f"move_{k}": v for k, v in record.items()}}
-        for k, row in enumerate(mail):
-            params.update({f"mail{k}_{name}": row[name] for name in _OUTBOX_FIELDS})
-        hashes = sorted({address_hash(s.email) for s in seats})
-        bank = mailbox_hash(seat.email) if seat.email else ""
-        params.update(view_hashes=hashes, view_bank=bank)
-        stored, *ids, bouncing, bank_id, days, banked_at = conn.execute(_at_once(len(mail)), params).one()
+        values, mail, params = _at_once_params(ctx, session, game, seats, seat, position, move, order, now,
+                                               autopilot=autopilot)
+        stored, *ids = conn.execute(_at_once(len(mail)), params).one()
         if stored != 1:
             return None  # another move was stored first: nothing was written
         _committed(game, values)
-        # What the mover's view asks, answered already (pbem.games.views).
-        session.info.setdefault(BOUNCES_KNOWN, {}).update({h: h in (bouncing or ()) for h in hashes})
-        if bank:
-            session.info.setdefault(VACATION_KNOWN, {})[bank] = (
-                None if bank_id is None else VacationBank(id=bank_id, address_hash=bank, days=days, updated_at=banked_at))
         return outgoing(mail, ids)
     if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
         return None
     return turn_mail(ctx, session, game, seats, position, now)
+
+
+def _at_once_params(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
+                    position: rules.Game, move: Move, order: object, now: datetime, *, autopilot: bool
+                    ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """The game's new values, the mail of the position and :func:`_at_once`'s parameters."""
+    values, record = _writes(ctx, game, seats, seat, position, move, order, now, autopilot)
+    mail = planned_mail(ctx, session, game, seats, position, now)
+    params = {"guard_id": game.id, "guard_ply": game.ply, **{f"game_{k}": v for k, v in values.items()},
+              **{f"move_{k}": v for k, v in record.items()}}
+    for k, row in enumerate(mail):
+        params.update({f"mail{k}_{name}": row[name] for name in _OUTBOX_FIELDS})
+    return values, mail, params
 
 
 def _store_one(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,

@@ -22,7 +22,7 @@ from ..rules.views import GamePart, PlayerView, PublicView, SeatView, View, View
 from ..words import N_
 from .announcing import bank_left, game_clock
 from .clock_options import Vacation
-from .lookup import game_and_seats, game_by_public_id, rules_game, seat_and_game
+from .lookup import BOUNCES_KNOWN, game_and_seats, game_by_public_id, rules_game, seat_and_game
 
 
 class SeatStatus(StrEnum):
@@ -138,10 +138,6 @@ _BOUNCING = select(Bounce.address_hash).where(col(Bounce.address_hash).in_(bindp
                                               col(Bounce.bouncing_at).is_not(None))
 
 
-#: Addresses a transaction has asked about already (``session.info[BOUNCES_KNOWN]
-#: [address_hash]``: whether it bounces), e.g. with a move's writes
-#: (:mod:`pbem.games.moves`), so that the view does not ask again.
-BOUNCES_KNOWN = "pbem.bounces_known"
 
 
 def _unreachable(viewer: Seat, seats: Sequence[Seat]) -> set[int | None]:

@@ -21,8 +21,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from typing import Any
 
 from email_validator import EmailNotValidError, validate_email
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.expression import FunctionElement
+from sqlalchemy.types import String
 
 from ..core.errors import Worded
 from ..words import N_
@@ -96,6 +100,30 @@ def address_hash(address: str) -> str:
     bounce marks keep of an address, and what suppression rows made before
     :func:`mailbox_hash` hold."""
     return hashlib.sha256(address.strip().lower().encode()).hexdigest()
+
+
+class AddressHashSQL(FunctionElement[str]):
+    """:func:`address_hash` of an address column, computed by the database, so
+    that one statement can look up what is kept under it (a bounce mark, a
+    vacation bank) before the caller has seen the address.  Python and the
+    database may disagree on case and spaces outside ASCII: the caller compares
+    it with :func:`address_hash` of the address it loaded and uses what the
+    statement found only where the two agree.  SQLite has no SHA-256: there it
+    is NULL, which agrees with nothing."""
+
+    type = String()
+    inherit_cache = True
+
+
+@compiles(AddressHashSQL)
+def _no_hash(element: AddressHashSQL, compiler: Any, **kw: Any) -> str:
+    return "NULL"
+
+
+@compiles(AddressHashSQL, "postgresql")
+def _sha256_hex(element: AddressHashSQL, compiler: Any, **kw: Any) -> str:
+    address = compiler.process(element.clauses, **kw)
+    return f"encode(sha256(convert_to(lower(btrim({address})), 'UTF8')), 'hex')"
 
 
 #: Providers that ignore dots in the local part (``a.b@gmail.com`` is ``ab@gmail.com``),
