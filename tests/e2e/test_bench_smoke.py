@@ -181,3 +181,24 @@ def test_a_computer_match_scores_a_win_a_shared_win_or_a_loss() -> None:
     assert scores <= {0.0, 0.5, 1.0} and scores
     # The same seed plays the same game (no time box in the matches).
     assert _match(("medium", "easy", 5, 16)) == _match(("medium", "easy", 5, 16))
+
+
+def test_the_a_b_tool_runs_two_trees_in_turns(tmp_path: Any) -> None:
+    """``python -m bench.ab`` (the changes' A/B under the move load), briefly: both
+    servers take their windows and the medians are printed; a folder that is not
+    a checkout is refused before anything starts."""
+    import subprocess
+    import sys
+
+    from tests.support.rules import REPO
+
+    run = [sys.executable, "-m", "bench.ab", "--b", str(REPO), "--rounds", "1", "--seconds", "1"]
+    refused = subprocess.run([*run, "--a", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "is not a checkout" in refused.stderr
+    done = subprocess.run([*run, "--a", str(REPO), "--b-args", "-w 2"], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines if line.startswith("window")] == ["window 1 A", "window 1 B"]
+    assert all("errors 0" in line for line in lines if line.startswith("window"))
+    assert any(line.startswith("B (") and "-w 2" in line and "moves/s" in line for line in lines)
