@@ -59,15 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with Infra() as infra:
         url = infra.database("ab")
         broker = infra.redis
-        ctx = gamedata.context(url)
-        from pbem import games
         from pbem.rules import classic_board
 
-        templates = []
-        for _ in range(8):
-            game_id, _tokens = gamedata.new_game(ctx, 2)
-            templates.append((game_id, games.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
-        ctx.engine.dispose()
+        templates = gamedata.templates(gamedata.context(url))
         board = classic_board()
         neighbours = {tid: sorted(board.neighbours(tid)) for tid in board.ids}
         bases, leaders = {}, {}

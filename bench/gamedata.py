@@ -103,6 +103,20 @@ def new_game(ctx: Any, players: int = 2, *, start: bool = True) -> tuple[int, li
     return game_id, toks
 
 
+def templates(ctx: Any, count: int = 8) -> list[tuple[int, dict[str, Any]]]:
+    """``count`` new two-player games to copy, each with its public view (the position the
+    move clients start their copies from).  Disposes of ``ctx``'s engine afterwards: the
+    copies are written over a connection of their own."""
+    from pbem import games
+
+    made = []
+    for _ in range(count):
+        game_id, _toks = new_game(ctx, 2)
+        made.append((game_id, dict(games.public_game(ctx, public_id_of(ctx, game_id)))))
+    ctx.engine.dispose()
+    return made
+
+
 def play(ctx: Any, toks: Sequence[str], plies: int, rng: random.Random, *, long: bool = True) -> int:
     """Play random legal moves through the service layer until ``plies`` moves or the end;
     with ``long``, moves that found no village come first (games then last 45 moves and

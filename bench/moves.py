@@ -42,22 +42,16 @@ def run(infra: Infra, *, quick: bool, say: Callable[[str], None], clients: int =
     create_table(url)
     infra.redis_keys += ["celery", "_kombu.binding.celery", "unacked", "unacked_index"]
     broker = infra.redis
-    ctx = gamedata.context(url)
-    from pbem import games
     from pbem.rules import classic_board
 
-    templates = []
-    for _ in range(8):
-        game_id, toks = gamedata.new_game(ctx, 2)
-        templates.append((game_id, toks, games.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
-    ctx.engine.dispose()
+    templates = gamedata.templates(gamedata.context(url))
     board = classic_board()
     neighbours = {tid: sorted(board.neighbours(tid)) for tid in board.ids}
     per_client = 6 if quick else 16
     rounds = 1 if quick else 2
     raw: dict[str, Any] = {}
     choices: list[tuple[Config, LoadResult, LoadResult]] = []
-    views = {t[0]: t[2] for t in templates}
+    views = dict(templates)
     for config in configs:
         env = service_env(url, broker)
         floor_base = infra.gunicorn(f"floor-{config.name}", "bench.floor_app:create_app()", env,

@@ -288,16 +288,10 @@ class Played:
 def played_copies(infra: Infra, label: str, count: int) -> Played:
     """``count`` copies of 8 new two-player games in a database of their own (the
     templates retired), each ready to move: its first turn mail counts as come."""
-    from pbem import games as service
     from pbem.rules import classic_board
 
     url = infra.database(label)
-    ctx = gamedata.context(url)
-    templates = []
-    for _ in range(8):
-        game_id, _toks = gamedata.new_game(ctx, 2)
-        templates.append((game_id, service.public_game(ctx, gamedata.public_id_of(ctx, game_id))))
-    ctx.engine.dispose()
+    templates = gamedata.templates(gamedata.context(url))
     copies = gamedata.clone_games(url, [t for t, _ in templates], count, history=True)
     gamedata.retire(url, [t for t, _ in templates])
     views = dict(templates)
