@@ -49,7 +49,7 @@ class _Description(Sequence[Any]):
     def _described(self) -> list[Any]:
         if self._columns is None:
             if self._cursor.pgresult is not self._result:
-                raise RuntimeError("a description read after its cursor ran another statement")
+                raise RuntimeError("a description read after its cursor ran another statement or closed")
             self._columns = [psycopg.Column(self._cursor, i) for i in range(len(self))]
         return self._columns
 
@@ -130,20 +130,20 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         yield session
 
 
-_STATEMENTS = "pbem.statement_by_statement"
+_AUTOCOMMIT = "pbem.autocommit"
 
 
 @contextmanager
-def statement_scope(engine: Engine) -> Iterator[Session]:
+def autocommit_scope(engine: Engine) -> Iterator[Session]:
     """A session whose statements commit one by one (PostgreSQL's autocommit)
     until :func:`begin_transaction`: for work that reads, then writes a single
     statement, such as a common move.  BEGIN and COMMIT are two of such a
     move's round trips to the database, and each wakes the server and the
     worker once more: under load that cost a seventh of the moves per second
-    (issue 34).  Anything else that writes calls :func:`begin_transaction`
-    first; a session that ends with unwritten changes while it still commits
-    statement by statement is a bug, refused.  On SQLite this is
-    :func:`session_scope`."""
+    (issue 34).  Anything the ORM would write (an added or changed object)
+    needs :func:`begin_transaction` first: a flush before it is refused, so
+    nothing is written outside the transaction it belongs to.  On SQLite this
+    is :func:`session_scope`."""
     if engine.dialect.name != "postgresql":
         with session_scope(engine) as session:
             yield session
@@ -151,26 +151,31 @@ def statement_scope(engine: Engine) -> Iterator[Session]:
     with engine.connect() as conn:
         conn.execution_options(isolation_level="AUTOCOMMIT")
         with _SESSIONS(bind=conn) as session:
-            session.info[_STATEMENTS] = conn
+            session.info[_AUTOCOMMIT] = conn
             try:
                 yield session
-                if _STATEMENTS in session.info and (session.new or session.dirty or session.deleted):
-                    raise RuntimeError("changes outside a transaction: call begin_transaction() before making them")
                 session.commit()
             except BaseException:
                 session.rollback()
                 raise
 
 
+@event.listens_for(_SESSIONS, "before_flush")
+def _refuse_autocommitted_flush(session: Session, *_: Any) -> None:
+    if _AUTOCOMMIT in session.info:
+        raise RuntimeError("the ORM would write outside a transaction: call begin_transaction() first")
+
+
 def begin_transaction(session: Session) -> None:
     """From here on, what ``session`` does is one transaction, committed when
-    its :func:`statement_scope` ends (for a :func:`session_scope`, nothing to do)."""
-    conn = session.info.pop(_STATEMENTS, None)
+    its :func:`autocommit_scope` ends (for a :func:`session_scope`, nothing to
+    do).  The session must hold no unwritten change (see :func:`autocommit_scope`)."""
+    conn = session.info.get(_AUTOCOMMIT)
     if conn is None:
         return
-    # What was read so far was read at READ COMMITTED, statement by statement,
-    # as it would have been inside a transaction.
+    # Ends the autocommitted part (its reads, at READ COMMITTED as a transaction's would be).
     session.commit()
+    del session.info[_AUTOCOMMIT]
     conn.execution_options(isolation_level=conn.default_isolation_level)
 
 

@@ -84,10 +84,10 @@ def _remember_for_a_move(session: Session, rows: Sequence[Any]) -> None:
     info.setdefault(PUSH_SEATS, {})[game.id] = {r[0].id for r in rows if r[4]}
     bounces, banks = info.setdefault(BOUNCES_KNOWN, {}), info.setdefault(VACATION_KNOWN, {})
     for seat, _, _, _, _, hashed, bouncing, bank_id, days, banked_at in rows:
-        if not seat.email or hashed != address_hash(seat.email):
+        if hashed is None or hashed != address_hash(seat.email):
             continue  # not hashed here (SQLite), or hashed otherwise: asked when needed
-        bounces[hashed] = bool(bouncing)
-        if mailbox_hash(seat.email) == hashed:
+        bounces[hashed] = bool(bouncing)  # a seat without an address too: the view asks of every seat
+        if seat.email and mailbox_hash(seat.email) == hashed:
             # The address is its own mailbox (no +tag, no dots a provider ignores),
             # so the bank kept under the mailbox's hash is the one found.
             banks[hashed] = None if bank_id is None else VacationBank(
@@ -118,7 +118,8 @@ def rules_game(game: Game) -> rules.Game | None:
         return None
     try:
         # orjson reads the snapshot in a quarter of json's time; what it refuses
-        # and json takes (a lone surrogate's escape) is read by json.
+        # and json takes (a lone surrogate's escape) is read by json.  (orjson
+        # would read an integer past 64 bits as a float: a snapshot holds none.)
         data = orjson.loads(game.state)
     except orjson.JSONDecodeError:
         data = json.loads(game.state)

@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from .. import rules
 from ..core import errors, metrics
 from ..core.context import Context
-from ..core.db import begin_transaction, statement_scope
+from ..core.db import begin_transaction, autocommit_scope
 from ..core.models import Game, GameStatus, MoveRecord, Outbox, Seat, table_of
 from ..people import ratings
 from ..rules import Move, RulesError
@@ -68,7 +68,7 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
     parsed = move if isinstance(move, Move) else _parsed(move, strict)
     now = ctx.now()
     # Statement by statement until the writes show what they need (see _view_then_write).
-    with statement_scope(ctx.engine) as session:
+    with autocommit_scope(ctx.engine) as session:
         seat, game, seats = seat_and_game(session, token)
         if game.status == GameStatus.INVITED:
             raise errors.Conflict(N_("the game starts when every player has accepted"), code="not-started")

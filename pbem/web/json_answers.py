@@ -4,8 +4,11 @@ Flask's own provider writes it with the standard library: on the busiest
 answer, a move's (the mover's whole view), that was a tenth of the request's
 own time (issue 34).  orjson writes the same document in a fraction of it.
 What a client parses is unchanged: the same keys in the same order, the same
-values; only the bytes differ where JSON lets them (text outside ASCII is
-written as UTF-8 rather than as ``\\u`` escapes).  Dates, decimals, data classes
+values; only the bytes differ where JSON lets them (text outside ASCII, U+2028
+included, is written as UTF-8 rather than as ``\\u`` escapes).  Two values no
+answer holds come out otherwise: a float that is not a number is written as
+``null`` (Flask wrote ``NaN``, which is not JSON), and a plain ``Enum`` as its
+value (Flask refused it).  Dates, decimals, data classes
 and markup still go through Flask's conversions; anything orjson refuses (an
 integer past 64 bits) is written by the standard library as before.  Reading
 requests stays with the standard library: it takes what orjson refuses (a lone

@@ -88,6 +88,27 @@ def test_a_common_move_runs_outside_a_transaction(database_url: str, ctx: Any,
     assert len(autocommit) == 2 and all(outside for _, outside in autocommit), autocommit
 
 
+def test_a_seat_without_an_address_costs_no_statement(database_url: str, ctx: Any, statements: list[str]) -> None:
+    """A seat whose address was emptied (as an admin's removal does): the view's
+    question about its bounces is answered by the look-up too."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("the count is PostgreSQL's")
+    from pbem.core.models import Seat
+
+    ctx.relay = lambda *args: None
+    game_id, toks = new_game(ctx)
+    mover, view = to_move(ctx, toks)
+    with session_scope(ctx.engine) as session:
+        other = session.exec(select(Seat).where(Seat.game_id == db_id(session, game_id),
+                                                Seat.position != view["seat"])).first()
+        assert other is not None
+        other.email = ""
+        session.add(other)
+    statements.clear()
+    games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    assert len(statements) <= MOVE_MOST, "\n".join(s.split("\n")[0] for s in statements)
+
+
 def test_a_move_that_charges_a_clock_is_one_transaction(database_url: str, ctx: Any,
                                                        autocommit: list[tuple[str, bool]]) -> None:
     """The look-up reads statement by statement; every write after it is in one

@@ -1,4 +1,4 @@
-"""``statement_scope``: on PostgreSQL each statement commits by itself until
+"""``autocommit_scope``: on PostgreSQL each statement commits by itself until
 ``begin_transaction``, after which the rest is one transaction; what it refuses.
 A common move uses it to save the BEGIN and COMMIT round trips (issue 34)."""
 
@@ -35,7 +35,7 @@ def _mark(session: Session, name: str) -> None:
 
 def test_before_begin_transaction_a_statement_stays_written_after_an_error(engine: Engine) -> None:
     with pytest.raises(RuntimeError):
-        with db.statement_scope(engine) as session:
+        with db.autocommit_scope(engine) as session:
             _mark(session, "first")
             raise RuntimeError("the request died")
     assert _marks(engine) == (["first"] if engine.dialect.name == "postgresql" else [])
@@ -43,14 +43,14 @@ def test_before_begin_transaction_a_statement_stays_written_after_an_error(engin
 
 def test_after_begin_transaction_an_error_undoes_everything_from_there(engine: Engine) -> None:
     with pytest.raises(RuntimeError):
-        with db.statement_scope(engine) as session:
+        with db.autocommit_scope(engine) as session:
             _mark(session, "before")
             db.begin_transaction(session)
             _mark(session, "after-1")
             _mark(session, "after-2")
             raise RuntimeError("the request died")
     assert _marks(engine) == (["before"] if engine.dialect.name == "postgresql" else [])
-    with db.statement_scope(engine) as session:
+    with db.autocommit_scope(engine) as session:
         db.begin_transaction(session)
         _mark(session, "after-1")
         session.add(Bounce(address_hash="after-2"))  # the unit of work too, in the transaction
@@ -59,10 +59,15 @@ def test_after_begin_transaction_an_error_undoes_everything_from_there(engine: E
 
 def test_changes_left_for_the_unit_of_work_without_a_transaction_are_refused(engine: Engine) -> None:
     if engine.dialect.name != "postgresql":
-        pytest.skip("on SQLite statement_scope is a transaction from the start")
+        pytest.skip("on SQLite autocommit_scope is a transaction from the start")
     with pytest.raises(RuntimeError, match="begin_transaction"):
-        with db.statement_scope(engine) as session:
+        with db.autocommit_scope(engine) as session:
             session.add(Bounce(address_hash="unwritten"))
+    # Nor written by the flush a query makes first (autoflush): refused there, before it writes.
+    with pytest.raises(RuntimeError, match="begin_transaction"):
+        with db.autocommit_scope(engine) as session:
+            session.add(Bounce(address_hash="autoflushed"))
+            session.exec(select(Bounce)).all()
     assert _marks(engine) == []
 
 
@@ -70,7 +75,7 @@ def test_the_connection_goes_back_to_the_pool_as_it_came(engine: Engine) -> None
     """No autocommit left behind for the next borrower of the connection."""
     if engine.dialect.name != "postgresql":
         pytest.skip("PostgreSQL's autocommit")
-    with db.statement_scope(engine) as session:
+    with db.autocommit_scope(engine) as session:
         assert session.connection().connection.dbapi_connection.autocommit is True  # type: ignore[union-attr]
     with db.session_scope(engine) as session:
         assert session.connection().connection.dbapi_connection.autocommit is False  # type: ignore[union-attr]
