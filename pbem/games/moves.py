@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from .. import rules
 from ..core import errors, metrics
 from ..core.context import Context
-from ..core.db import begin_transaction, autocommit_scope
+from ..core.db import autocommit_scope, begin_transaction
 from ..core.models import Game, GameStatus, MoveRecord, Outbox, Seat, table_of
 from ..people import ratings
 from ..rules import Move, RulesError
