@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, NoReturn, Sequence
 
-import orjson
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
@@ -17,6 +15,7 @@ from ..core.vacation_tables import VacationBank
 from ..people.players import AddressHashSQL, address_hash, mailbox_hash
 from ..people.vacation import KNOWN as VACATION_KNOWN
 from ..words import N_
+from . import snapshots
 from .push_turn import PUSH_SEATS, has_subscription
 from .webhook_events import LIVE_WEBHOOKS, has_live_webhooks
 
@@ -114,16 +113,7 @@ def game_to_move_in(session: Session, game_id: int) -> tuple[Game | None, list[S
 
 
 def rules_game(game: Game) -> rules.Game | None:
-    if not game.state:
-        return None
-    try:
-        # orjson reads the snapshot in a quarter of json's time; what it refuses
-        # and json takes (a lone surrogate's escape) is read by json.  (orjson
-        # would read an integer past 64 bits as a float: a snapshot holds none.)
-        data = orjson.loads(game.state)
-    except orjson.JSONDecodeError:
-        data = json.loads(game.state)
-    return rules.Game.from_json(data)
+    return snapshots.read(game.state) if game.state else None
 
 
 def game_by_public_id(session: Session, public_id: object) -> Game:

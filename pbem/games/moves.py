@@ -21,7 +21,7 @@ from ..people import ratings
 from ..rules import Move, RulesError
 from ..rules.views import SeatView
 from ..words import N_
-from . import premoves
+from . import premoves, snapshots
 from .announcing import (charge_clock, computer_turn, deadline_for, game_clock, hand_on, outgoing, planned_mail,
                          turn_mail, turn_start)
 from .lookup import refuse_computer_seat, rules_game, seat_and_game
@@ -211,7 +211,7 @@ def _writes(ctx: Context, game: Game, seats: list[Seat], seat: Seat, position: r
     over = position.is_over()
     charge_clock(game, seat, now)
     values: dict[str, Any] = dict(
-        ply=position.ply, state=json.dumps(position.to_json()), turn_seat=position.turn,
+        ply=position.ply, state=snapshots.write(position), turn_seat=position.turn,
         deadline=deadline_for(ctx, game, seats, position, now),
         turn_started_at=None if position.turn is None else turn_start(seats[position.turn], now),
         reminded_for=None, status=GameStatus.FINISHED if over else game.status,

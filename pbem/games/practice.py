@@ -25,7 +25,6 @@ computer's work."""
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import secrets
@@ -47,6 +46,7 @@ from ..rules.record import export_record, play_record
 from ..rules.views import PlayerView
 from ..words import N_
 from ..words.language import DEFAULT_LANGUAGE
+from . import snapshots
 from .announcing import computer_turn, deadline_for, hand_on, turn_mail
 from .lookup import game_by_public_id, refuse_computer_seat, rules_game, seat_and_game
 from .starting import COMPUTER_NAMES, LEVELS
@@ -218,7 +218,7 @@ def _start(ctx: Context, session: Session, original: Game, record: dict[str, Any
         session.add(seat)
         seats.append(seat)
     session.flush()
-    game.state = json.dumps(position.to_json())
+    game.state = snapshots.write(position)
     game.turn_seat = position.turn
     game.deadline = deadline_for(ctx, game, seats, position, now)
     session.add(game)

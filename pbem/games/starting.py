@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import secrets
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from ..rules.views import SeatView
 from ..words import N_
 from ..words.language import (DEFAULT_LANGUAGE, LANGUAGES, UnknownLanguage, UnknownTimeZone, clean_language,
                               clean_time_zone)
+from . import snapshots
 from .announcing import computer_turn, deadline_for, hand_on, turn_mail, turn_start
 from .clock_options import TimeOptions
 from .lookup import seat_and_game
@@ -306,7 +306,7 @@ def _start(ctx: Context, session: Session, game: Game, seats: list[Seat], now: d
                           clans=[s.clan for s in seats], first=0)
     game.status = GameStatus.ACTIVE
     game.started_at = now
-    game.state = json.dumps(position.to_json())
+    game.state = snapshots.write(position)
     game.turn_seat = position.turn
     game.deadline = deadline_for(ctx, game, seats, position, now)
     game.turn_started_at = None if position.turn is None else turn_start(seats[position.turn], now)

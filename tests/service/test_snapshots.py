@@ -1,0 +1,70 @@
+"""A game's stored position is written with ``json.dumps``'s bytes, however it is
+written (pbem/games/snapshots.py), and reads back as the same position."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from pbem.games import snapshots
+from pbem.rules.deal import deal_game
+
+# People's words where the fast writer must not touch them: the separators it
+# puts spaces after, a quote, a backslash, letters past ASCII.
+NAMES = ["Ann, the: first", 'Bo "B" \\ Ö', "Čeněk: ő", "d,:,:"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_position_of_played_games_is_written_as_json_dumps_writes_it(players: int) -> None:
+    rng = random.Random(players)
+    positions = 0
+    for _ in range(12):
+        game = deal_game(tuple(NAMES[:players]), rng).game()
+        while True:
+            text = snapshots.write(game)
+            assert text == json.dumps(game.to_json()), f"ply {game.ply}"
+            assert snapshots.read(text).to_json() == game.to_json()
+            positions += 1
+            moves = list(game.legal_moves())
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+        assert game.is_over() and game.villages and game.end in ("twelfth-village", "no-legal-move")
+    assert positions > 12 * 30
+
+
+class _Written:
+    """A snapshot the rules would never make: a word JSON escapes where only
+    the rules' words are expected."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        return self.data
+
+
+@pytest.mark.parametrize("clan", ["grün", "a\\b", 'q"', "tab\t"])
+def test_a_part_with_words_json_escapes_or_separators_is_still_json_dumps(clan: str) -> None:
+    data = {"format": "clans-state/1", "board": "classic", "players": ["x, y: z"], "clans": [clan, None],
+            "history": [{"seat": 0, "move": "1-2", "order": [clan], "villages": [], "explicit": False}]}
+    assert snapshots.write(_Written(data)) == json.dumps(data)  # type: ignore[arg-type]
+
+
+def test_a_snapshot_orjson_refuses_is_read_by_json() -> None:
+    game = deal_game(("ann", "bob"), random.Random(1)).game()
+    data = game.to_json()
+    # A lone surrogate's escape: valid JSON that orjson refuses, in a player's name.
+    text = json.dumps(data).replace('"ann"', '"\\ud800ann"')
+    assert snapshots.read(text).players == ("\ud800ann", "bob")
+
+
+def test_the_rules_words_have_no_character_the_fast_writer_would_change() -> None:
+    # What lets orjson write the history, villages and huts: checked when the
+    # module loads, and a word with a separator would turn the fast path off.
+    assert snapshots._FAST
+    assert snapshots._PLAIN_WORD.fullmatch("twelfth-village")
+    assert not any(snapshots._PLAIN_WORD.fullmatch(w) for w in ("a, b", "a:b", "grün", 'q"', "a\\b"))
