@@ -68,3 +68,18 @@ def test_the_rules_words_have_no_character_the_fast_writer_would_change() -> Non
     assert snapshots._FAST
     assert snapshots._PLAIN_WORD.fullmatch("twelfth-village")
     assert not any(snapshots._PLAIN_WORD.fullmatch(w) for w in ("a, b", "a:b", "grün", 'q"', "a\\b"))
+
+
+def test_postgresql_compresses_a_stored_position_with_lz4(postgresql_url: str) -> None:
+    # Migration 0023: the cheaper compression for the value every move writes
+    # (this machine's PostgreSQL is 15, built with lz4, as production's).
+    from sqlalchemy import text
+
+    from pbem.core.db import make_engine
+
+    engine = make_engine(postgresql_url)
+    with engine.connect() as conn:
+        method = conn.execute(text("SELECT attcompression FROM pg_attribute "
+                                   "WHERE attrelid = 'game'::regclass AND attname = 'state'")).scalar_one()
+    engine.dispose()
+    assert method == "l"
