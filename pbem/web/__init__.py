@@ -30,6 +30,7 @@ from . import people_api  # strangers, safely: blocks, reports (API)
 from . import people_pages  # noqa: F401 - strangers, safely: profiles, blocks, reports (pages)
 from . import practice_pages  # noqa: F401
 from . import practice_api
+from .cookie_session import CookieSession
 from .json_answers import Answers
 from .limits import Limits
 
@@ -53,6 +54,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.globals.update(css_properties=CSS_ROOT, look=LOOK)
     app.jinja_env.globals.update(bank_text=bank_text, Vacation=Vacation)  # a clock's time, "2 days 5 hours" (pbem.words.banks)
     app.json = Answers(app)
+    app.session_interface = CookieSession()
 
     if settings["TRUSTED_PROXIES"]:
         hops = int(settings["TRUSTED_PROXIES"])
