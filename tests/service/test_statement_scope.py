@@ -68,7 +68,15 @@ def test_changes_left_for_the_unit_of_work_without_a_transaction_are_refused(eng
         with db.autocommit_scope(engine) as session:
             session.add(Bounce(address_hash="autoflushed"))
             session.exec(select(Bounce)).all()
-    assert _marks(engine) == []
+    # Nor a change to a loaded row, which the end of the scope would otherwise drop.
+    with db.session_scope(engine) as session:
+        session.add(Bounce(address_hash="loaded", soft=0, created_at=datetime.now(timezone.utc)))
+    with pytest.raises(RuntimeError, match="begin_transaction"):
+        with db.autocommit_scope(engine) as session:
+            session.exec(select(Bounce)).one().soft = 3
+    assert _marks(engine) == ["loaded"]
+    with db.session_scope(engine) as session:
+        assert session.exec(select(Bounce)).one().soft == 0
 
 
 def test_the_connection_goes_back_to_the_pool_as_it_came(engine: Engine) -> None:
