@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 from functools import cached_property
 from typing import Any
 
+import orjson
 import redis
 from celery import Celery, Task
 from celery.utils.nodenames import anon_nodename
@@ -74,10 +75,12 @@ class Handoff:
             properties["expiration"] = str(int(expires * 1000))
         properties.update({"delivery_info": {"exchange": "", "routing_key": queue}, "priority": 0,
                            "body_encoding": "base64", "delivery_tag": str(uuid.uuid4())})
-        body = json.dumps([[row_id], {}, _EMBED]).encode()
+        body = json.dumps([[row_id], {}, _EMBED]).encode()  # Celery's very bytes
         return queue, {"body": base64.b64encode(body).decode(), "content-encoding": "utf-8",
                        "content-type": "application/json", "headers": headers, "properties": properties}
 
     def publish(self, task: Task, row_id: int, expires: float | None = None) -> None:
         queue, message = self.message(task, row_id, expires)
-        self.client.lpush(queue, json.dumps(message))
+        # orjson: the document kombu's json writes, without its spaces, in a
+        # tenth of the time (kombu reads either).
+        self.client.lpush(queue, orjson.dumps(message))
