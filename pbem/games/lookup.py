@@ -9,6 +9,7 @@ from sqlmodel import Session, col, select
 
 from .. import rules
 from ..core import errors, tokens
+from ..core.loading import Entity, rows_as_objects
 from ..core.models import Bounce, Game, Seat
 from ..core.premove_tables import SET_LISTS, has_list
 from ..core.vacation_tables import VacationBank
@@ -57,6 +58,9 @@ _SEATS_OF_TOKEN = _with_facts().where(
 _SEATS_OF_GAME = _SEATS_WITH_GAME.where(col(Seat.game_id) == bindparam("game_id"))
 # The same, of a game by its id: the clock's autopilot moves in it.
 _SEATS_OF_GAME_TO_MOVE = _with_facts().where(col(Seat.game_id) == bindparam("game_id"))
+# Their rows made into objects without the ORM's query (pbem.core.loading): the
+# look-up of every seat request.
+_SEAT_AND_GAME = (Entity(Seat), Entity(Game))
 
 
 def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Seat]]:
@@ -64,7 +68,7 @@ def seat_and_game(session: Session, token: object) -> tuple[Seat, Game, list[Sea
     if not tokens.well_formed(token):
         _refuse_seat_token()
     digest = tokens.digest(str(token))
-    rows = session.exec(_SEATS_OF_TOKEN, params={"digest": digest}).all()
+    rows = rows_as_objects(session, _SEATS_OF_TOKEN, {"digest": digest}, _SEAT_AND_GAME)
     seat = next((r[0] for r in rows if r[0].token_hash == digest), None)
     if seat is None:
         _refuse_seat_token()
@@ -96,7 +100,7 @@ def _remember_for_a_move(session: Session, rows: Sequence[Any]) -> None:
 def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, list[Seat]]:
     """A game and its seats in seat order, in one query (``None`` and no seats if
     there is no such game)."""
-    rows = session.exec(_SEATS_OF_GAME, params={"game_id": game_id}).all()
+    rows = rows_as_objects(session, _SEATS_OF_GAME, {"game_id": game_id}, _SEAT_AND_GAME)
     if not rows:
         return None, []
     return rows[0][1], [s for s, _ in rows]
@@ -105,7 +109,7 @@ def game_and_seats(session: Session, game_id: int | None) -> tuple[Game | None, 
 def game_to_move_in(session: Session, game_id: int) -> tuple[Game | None, list[Seat]]:
     """As :func:`game_and_seats`, with what a move in the game asks answered in
     the same statement (as :func:`seat_and_game`): the clock's autopilot."""
-    rows = session.exec(_SEATS_OF_GAME_TO_MOVE, params={"game_id": game_id}).all()
+    rows = rows_as_objects(session, _SEATS_OF_GAME_TO_MOVE, {"game_id": game_id}, _SEAT_AND_GAME)
     if not rows:
         return None, []
     _remember_for_a_move(session, rows)
