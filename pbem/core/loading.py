@@ -8,7 +8,8 @@ Here Core runs the statement, with SQLAlchemy's own conversion of each column,
 and each entity's columns become an instance as the ORM's loading makes one:
 a new instance of the mapped class, its attributes as loaded (nothing to
 write), in the session's identity map.  An object the session holds already
-is the one returned, unchanged, as the ORM's loading does."""
+is the one returned, its unchanged attributes as they were and its expired
+ones from the row, as the ORM's loading does."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any, Sequence, TypeVar
 
 from sqlalchemy import inspect
 from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, SQLModel
 
 M = TypeVar("M", bound=SQLModel)
@@ -30,6 +32,7 @@ class Entity:
         self.model = model
         self.mapper = mapper
         self.keys = [mapper.get_property_by_column(c).key for c in mapper.local_table.columns]
+        self.names = frozenset(self.keys)
         self.width = len(self.keys)
         self.primary = [self.keys.index(mapper.get_property_by_column(c).key) for c in mapper.primary_key]
 
@@ -37,6 +40,10 @@ class Entity:
         key = self.mapper.identity_key_from_primary_key([values[i] for i in self.primary])
         held = session.identity_map.get(key)
         if held is not None:
+            # Kept as it is, but what was expired (by a rollback, say) is filled
+            # from the row, as the ORM's loading fills it, rather than read again.
+            for name in inspect(held).expired_attributes & self.names:
+                set_committed_value(held, name, values[self.keys.index(name)])
             return held
         instance = self.mapper.class_manager.new_instance()
         instance.__dict__.update(zip(self.keys, values))

@@ -99,3 +99,27 @@ def test_a_seat_added_before_the_look_up_is_found(ctx: Any) -> None:
                          token_hash="h" * 64, accepted_at=datetime.now(timezone.utc) - timedelta(hours=1)))
         _game, seats = lookup.game_and_seats(session, game_id)
         assert [s.name for s in seats][-1] == "Cid" and inspect(seats[-1]).persistent
+
+
+def test_a_held_object_s_expired_attributes_come_from_the_row(ctx: Any) -> None:
+    public_id, _ = new_game(ctx, 2)
+    game_id = db_id(ctx, public_id)
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    with session_scope(ctx.engine) as session:
+        held = session.get(Game, game_id)
+        assert held is not None
+        expected = _columns(held)
+        session.expire(held)
+        event.listen(ctx.engine, "before_cursor_execute", seen)
+        try:
+            rows = rows_as_objects(session, lookup._SEATS_OF_GAME, {"game_id": game_id},
+                                   (Entity(Seat), Entity(Game)))
+            assert rows[0][1] is held and not inspect(held).expired_attributes
+            assert _columns(held) == expected
+        finally:
+            event.remove(ctx.engine, "before_cursor_execute", seen)
+    assert [s.split()[0].upper() for s in statements] == ["SELECT"]  # nothing read again
