@@ -89,14 +89,17 @@ def parse_players(raw: Any, default_language: str = DEFAULT_LANGUAGE) -> list[Ne
             raise errors.Invalid(N_("player %(number)d: %(problem)s"), number=n, problem=e, code="invalid-email",
                                  player=n, field="email") from None
         try:
-            language = clean_language(p.get("language") or default_language)
+            # Absent or null: the default; anything else must be a language ("" too,
+            # as the document says and as joining a table takes it).
+            chosen = p.get("language")
+            language = clean_language(default_language if chosen is None else chosen)
         except UnknownLanguage:
             raise errors.Invalid(N_("player %(number)d: the language must be one of %(languages)s"), number=n,
                                  languages=", ".join(LANGUAGES),
                                  code="invalid-language", player=n, field="language") from None
         zone_name = p.get("time_zone")
         try:
-            zone_name = clean_time_zone(zone_name) if zone_name else None
+            zone_name = clean_time_zone(zone_name) if zone_name is not None else None
         except UnknownTimeZone:
             raise errors.Invalid(N_("player %(number)d: the time zone must be an IANA name such as Europe/Budapest"),
                                  number=n, code="invalid-time-zone", player=n, field="time_zone") from None
