@@ -147,11 +147,16 @@ def _write_then_view(ctx: Context, session: Session, game: Game, seats: list[Sea
 
 # A move's writes, built once and run on the session's connection: the ORM's
 # unit of work would cost more than the statements themselves on the busiest
-# path of the service.  The game row is guarded by the ply the mover saw.
+# path of the service.  The game row is guarded by what the mover saw: its ply,
+# and its position and status as they were read, since an operator changes
+# those without a move (cancel; forget, which renames the player in the
+# position): a move read before either must not write the old game back over it.
 _GAME = table_of(Game)
 _MOVE = table_of(MoveRecord)
 _OUTBOX = table_of(Outbox)
-_ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"))
+_ADVANCE = update(_GAME).where(_GAME.c.id == bindparam("guard_id"), _GAME.c.ply == bindparam("guard_ply"),
+                               _GAME.c.state == bindparam("guard_state"),
+                               _GAME.c.status == GameStatus.ACTIVE)
 _RECORD_MOVE = insert(_MOVE)
 _GAME_FIELDS = ("ply", "state", "turn_seat", "deadline", "turn_started_at", "reminded_for", "status", "finished_at")
 _MOVE_FIELDS = ("game_id", "ply", "position", "move", "order", "by_autopilot", "created_at")
@@ -247,7 +252,8 @@ def _at_once_params(ctx: Context, session: Session, game: Game, seats: list[Seat
     """The game's new values, the mail of the position and :func:`_at_once`'s parameters."""
     values, record = _writes(ctx, game, seats, seat, position, move, order, now, autopilot)
     mail = planned_mail(ctx, session, game, seats, position, now)
-    params = {"guard_id": game.id, "guard_ply": game.ply, **{f"game_{k}": v for k, v in values.items()},
+    params = {"guard_id": game.id, "guard_ply": game.ply, "guard_state": game.state,
+              **{f"game_{k}": v for k, v in values.items()},
               **{f"move_{k}": v for k, v in record.items()}}
     for k, row in enumerate(mail):
         params.update({f"mail{k}_{name}": row[name] for name in _OUTBOX_FIELDS})
@@ -260,7 +266,7 @@ def _store_one(ctx: Context, session: Session, game: Game, seats: list[Seat], se
     another was stored first)."""
     values, record = _writes(ctx, game, seats, seat, position, move, order, now, autopilot)
     conn = session.connection()
-    advanced = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=game.ply))
+    advanced = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=game.ply, guard_state=game.state))
     if advanced.rowcount != 1:
         return False  # another move was stored first
     _committed(game, values)

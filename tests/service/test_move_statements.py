@@ -151,7 +151,7 @@ def test_a_stale_move_in_one_statement_writes_nothing(database_url: str, ctx: An
         position.push(move)
         # Someone else's move got there first: the row is at the next ply.
         session.connection().execute(moves._ADVANCE, {"ply": game.ply + 1, "guard_id": game.id,
-                                                      "guard_ply": game.ply})
+                                                      "guard_ply": game.ply, "guard_state": game.state})
         outbox_before = len(session.exec(select(Outbox.id)).all())
         assert moves.store_move(ctx, session, game, seats, seat, position, move, None, ctx.now(),
                                 autopilot=False) is None
@@ -209,3 +209,50 @@ def test_a_mailbox_the_look_up_cannot_name_is_read_on_its_own(database_url: str,
     assert after["vacation_days_left"] == view["vacation_days_left"] - 4
     if database_url.startswith("postgresql"):
         assert len(statements) == MOVE_MOST + 1, "the bank, read on its own"
+
+
+@pytest.mark.parametrize("operator", ["cancel", "forget"])
+def test_a_move_read_before_the_operator_changed_the_game_writes_nothing(database_url: str, ctx: Any,
+                                                                         operator: str) -> None:
+    """The operator cancels the game, or forgets a player (whose name leaves the
+    stored position), between a move's look-up and its write: the ply is the
+    same, so only the guard on the position and the status stops the move from
+    writing the game it read back over theirs (a cancelled game running again, a
+    forgotten name back in the record)."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite holds its write lock from the move's first statement: no one comes between")
+    from pbem.core import errors
+    from pbem.core.models import Game, Seat
+    from pbem.ops import admin
+
+    public_id, toks = new_game(ctx, 3)
+    game_id = db_id(ctx, public_id)
+    mover, view = to_move(ctx, toks)
+    with session_scope(ctx.engine) as session:
+        other = session.exec(select(Seat).where(Seat.game_id == game_id, Seat.position != view["seat"])
+                             .order_by(col(Seat.position))).first()
+        assert other is not None
+        name, address = other.name, other.email
+    came_between: list[str] = []
+
+    def operator_first(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if not came_between and statement.lstrip().startswith("WITH advanced"):
+            came_between.append(statement)
+            done = admin.cancel(ctx, public_id) if operator == "cancel" else admin.forget(ctx, address)
+            assert done.changed
+
+    event.listen(ctx.engine, "before_cursor_execute", operator_first)
+    try:
+        with pytest.raises(errors.Conflict):
+            games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+    finally:
+        event.remove(ctx.engine, "before_cursor_execute", operator_first)
+    assert came_between, "the move never reached its write"
+    with session_scope(ctx.engine) as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.ply == view["ply"]
+        assert session.exec(select(MoveRecord.id).where(MoveRecord.game_id == game_id)).all() == []
+        if operator == "cancel":
+            assert game.status == "cancelled" and game.deadline is None
+        else:
+            assert game.status == "active" and name not in str(game.state)
