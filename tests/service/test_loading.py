@@ -123,3 +123,34 @@ def test_a_held_object_s_expired_attributes_come_from_the_row(ctx: Any) -> None:
         finally:
             event.remove(ctx.engine, "before_cursor_execute", seen)
     assert [s.split()[0].upper() for s in statements] == ["SELECT"]  # nothing read again
+
+
+def test_attached_without_the_cascade_walk_as_add_would_attach(ctx: Any) -> None:
+    """Seats and games have no relationship, so their objects are attached
+    without Session.add's walk of every property: in the same state as add
+    leaves them (persistent, in the identity map, nothing to write), and a
+    change to one is written as add's would be."""
+    public_id, _ = new_game(ctx, 2)
+    game_id = db_id(ctx, public_id)
+    assert Entity(Seat).attach_alone and Entity(Game).attach_alone
+
+    def loaded(entity: Entity, session: Any) -> Any:
+        row = session.connection().execute(select(Seat).where(Seat.game_id == game_id)
+                                           .order_by(Seat.position)).first()
+        return entity.load(session, list(row))
+
+    by_add = Entity(Seat)
+    by_add.attach_alone = False  # what a class with a relationship gets: Session.add
+    outcomes = []
+    for entity in (Entity(Seat), by_add):
+        with session_scope(ctx.engine) as session:
+            seat = loaded(entity, session)
+            state = inspect(seat)
+            key = inspect(Seat).identity_key_from_primary_key([seat.id])
+            outcomes.append((state.persistent, state.session_id == session.hash_key, session.identity_map.get(key)
+                             is seat, state.modified, bool(session.dirty), bool(session.new)))
+            seat.name = f"Renamed {len(outcomes)}"
+            assert list(session.dirty) == [seat]
+        with session_scope(ctx.engine) as session:
+            assert session.get(Seat, seat.id).name == f"Renamed {len(outcomes)}"
+    assert outcomes[0] == outcomes[1] == (True, True, True, False, False, False)
