@@ -162,10 +162,14 @@ def test_a_broker_that_does_not_answer_delays_one_request_not_every_move(databas
                                  BROKER_TIMEOUT=1.0, BROKER_PAUSE=600.0))
     ctx = app.extensions["pbem"]
     # Each publish the relay tries (the only way a request can wait for the broker).
-    deliver = app.extensions["celery"].tasks["pbem.deliver"]
+    # (pbem.workers.handoff pushes onto a redis:// broker itself; apply_async is the other way.)
+    celery = app.extensions["celery"]
+    deliver, handoff = celery.tasks["pbem.deliver"], celery.pbem_handoff
+    assert handoff is not None
     tried: list[Any] = []
-    publish = deliver.apply_async
+    publish, push = deliver.apply_async, handoff.publish
     deliver.apply_async = lambda *a, **k: (tried.append(a), publish(*a, **k))[1]
+    handoff.publish = lambda *a, **k: (tried.append(a), push(*a, **k))[1]
     try:
         _, started_in, moved, _ = _start_and_move(app.test_client(), ctx, before_move=tried.clear)
         assert started_in >= 0.9  # the invites' publish waited for the broker
