@@ -99,6 +99,14 @@ generation.codec = "utf-8"
 include-name = "DELETE /seat/webhooks/{{id}}"
 generation.codec = "utf-8"
 
+# A player's name has a pattern hypothesis cannot draw from (a look-ahead), so
+# schemathesis draws any string and asks its validator, which fails on a lone
+# surrogate ("surrogates not allowed": 1 run in 3 at 300 examples).  These bodies
+# get their lone surrogates from test_text_that_cannot_be_stored instead.
+[[operations]]
+include-name = "POST /games"
+generation.codec = "utf-8"
+
 # Days are a whole number from 1, but no more than the seat has left in this
 # game (its own state, 7 at the start): more is refused with 422 invalid-days.
 [[operations]]
@@ -147,6 +155,7 @@ checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 # holds three unconfirmed joins and requests (409 too-many-joins).
 [[operations]]
 include-name = "POST /lobby/quick"
+generation.codec = "utf-8"  # a player's name (see POST /games)
 checks.positive_data_acceptance.expected-statuses = {ACCEPTED}
 
 # Substitutes: whether a seat waits for one depends on the game (409 no-substitute-seat).
@@ -459,6 +468,7 @@ _VALID_BODIES = {
     "/seat/computer": {"bot": "easy"},
     "/seat/block": {"seat": 0},
     "/seat/practice": {"level": "easy"},
+    "/lobby/quick": {"name": "Cyd", "email": "cyd@example.org", "players": [2]},
 }
 
 
