@@ -31,6 +31,7 @@ class Config:
 CONFIGS = [
     Config("gthread-4x4", "gthread", 4, 4),
     Config("sync-4", "sync", 4, 1),
+    Config("sync-3", "sync", 3, 1),
 ]
 
 
