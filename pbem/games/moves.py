@@ -97,12 +97,22 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
             begin_transaction(session)
             stored = _write_then_view(ctx, session, game, seats, seat, position, parsed, order, now)
         if stored is None:
-            raise errors.Conflict(N_("another move was stored first; reload to see it"), code="stale")
+            raise _lost_race(session, game)
         view, outbox = stored
         computer = computer_turn(game, seats)
     ctx.relay(outbox)
     hand_on(ctx, computer)
     return view
+
+
+def _lost_race(session: Session, game: Game) -> errors.Conflict:
+    """The write found the game changed since the look-up (see _ADVANCE): another
+    move was stored, or an operator cancelled the game (it is over) or forgot a
+    player (its position changed)."""
+    status = session.connection().execute(select(_GAME.c.status).where(_GAME.c.id == game.id)).scalar()
+    if status is not None and status != GameStatus.ACTIVE:
+        return errors.Conflict(N_("the game is over"), code="game-over")
+    return errors.Conflict(N_("another move was stored first; reload to see it"), code="stale")
 
 
 def _one_statement(session: Session, game: Game, seats: list[Seat], position: rules.Game) -> bool:

@@ -243,8 +243,10 @@ def test_a_move_read_before_the_operator_changed_the_game_writes_nothing(databas
 
     event.listen(ctx.engine, "before_cursor_execute", operator_first)
     try:
-        with pytest.raises(errors.Conflict):
+        with pytest.raises(errors.Conflict) as refused:
             games.submit_move(ctx, mover, view["legal_moves"][0], None, view["ply"])
+        # A cancelled game is over; a forgotten player's game changed under the move.
+        assert refused.value.code == ("game-over" if operator == "cancel" else "stale")
     finally:
         event.remove(ctx.engine, "before_cursor_execute", operator_first)
     assert came_between, "the move never reached its write"
