@@ -76,7 +76,7 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
             if ply < game.ply and _already_played(session, game, seat, ply, parsed, order):
                 return game_view(ctx, game, seats, seat)
         if game.status != GameStatus.ACTIVE:
-            raise errors.Conflict(N_("the game is over"), code="game-over")
+            raise _game_over()
         if ply != game.ply:
             raise errors.Conflict(
                 N_("the game has moved on: you saw move %(seen)d, it is now at move %(ply)d; "
@@ -105,13 +105,17 @@ def _submit_move(ctx: Context, token: object, move: Move | object, order: object
     return view
 
 
+def _game_over() -> errors.Conflict:
+    return errors.Conflict(N_("the game is over"), code="game-over")
+
+
 def _lost_race(session: Session, game: Game) -> errors.Conflict:
     """The write found the game changed since the look-up (see _ADVANCE): another
     move was stored, or an operator cancelled the game (it is over) or forgot a
     player (its position changed)."""
     status = session.connection().execute(select(_GAME.c.status).where(_GAME.c.id == game.id)).scalar()
     if status is not None and status != GameStatus.ACTIVE:
-        return errors.Conflict(N_("the game is over"), code="game-over")
+        return _game_over()
     return errors.Conflict(N_("another move was stored first; reload to see it"), code="stale")
 
 
@@ -130,7 +134,8 @@ def _view_then_write(ctx: Context, session: Session, game: Game, seats: list[Sea
     statement that stores it (which commits by itself: no BEGIN, no COMMIT, two
     of the move's round trips).  The view comes first so that nothing can fail
     once the position is written: a request that dies leaves nothing written,
-    as a transaction would have.  ``None``: another move was stored first."""
+    as a transaction would have.  ``None``: the game changed since the look-up
+    (another move, or an operator; see _ADVANCE)."""
     values, mail, params = _at_once_params(ctx, session, game, seats, seat, position, move, order, now,
                                            autopilot=False)
     _committed(game, values)  # what the view shows; if the write does not hold, the request ends here
@@ -207,7 +212,7 @@ def store_move(ctx: Context, session: Session, game: Game, seats: list[Seat], se
             # position, the move and its mail are one statement.
             return _store_last(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot)
         if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
-            return None  # another move was stored first
+            return None  # the game changed since the look-up
         # The next player's pre-move, if they set one that is legal now: played
         # at once, under the same guard, and so on round the table.
         fired = premoves.fire(session, seats, position, now)
@@ -240,15 +245,15 @@ def _writes(ctx: Context, game: Game, seats: list[Seat], seat: Seat, position: r
 def _store_last(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
                 position: rules.Game, move: Move, order: object, now: datetime,
                 *, autopilot: bool) -> list[int | None] | None:
-    """A move's writes and the mail of the position it leaves (``None``: another
-    move was stored first, and nothing was written)."""
+    """A move's writes and the mail of the position it leaves (``None``: the game
+    changed since the look-up, and nothing was written)."""
     conn = session.connection()
     if conn.dialect.name == "postgresql" and not position.is_over():
         values, mail, params = _at_once_params(ctx, session, game, seats, seat, position, move, order, now,
                                                autopilot=autopilot)
         stored, *ids = conn.execute(_at_once(len(mail)), params).one()
         if stored != 1:
-            return None  # another move was stored first: nothing was written
+            return None  # the game changed since the look-up: nothing was written
         _committed(game, values)
         return outgoing(mail, ids)
     if not _store_one(ctx, session, game, seats, seat, position, move, order, now, autopilot=autopilot):
@@ -272,13 +277,13 @@ def _at_once_params(ctx: Context, session: Session, game: Game, seats: list[Seat
 
 def _store_one(ctx: Context, session: Session, game: Game, seats: list[Seat], seat: Seat,
                position: rules.Game, move: Move, order: object, now: datetime, *, autopilot: bool) -> bool:
-    """One move's writes under the ply guard, statement by statement (``False``:
-    another was stored first)."""
+    """One move's writes under the guard (see _ADVANCE), statement by statement
+    (``False``: the game changed since the look-up)."""
     values, record = _writes(ctx, game, seats, seat, position, move, order, now, autopilot)
     conn = session.connection()
     advanced = conn.execute(_ADVANCE, dict(values, guard_id=game.id, guard_ply=game.ply, guard_state=game.state))
     if advanced.rowcount != 1:
-        return False  # another move was stored first
+        return False  # the game changed since the look-up (see _ADVANCE)
     _committed(game, values)
     conn.execute(_RECORD_MOVE, record)
     if position.is_over():
