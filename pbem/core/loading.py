@@ -4,7 +4,8 @@ request starts with.
 Through the ORM that look-up (a game, its seats and what a move asks of them,
 one row per seat) cost about 130 µs more than the same statement run by Core,
 a twentieth of a move (issue 34): the ORM's per-query set-up, not the rows.
-Here Core runs the statement, with SQLAlchemy's own conversion of each column,
+Here the statement runs as :mod:`pbem.core.prepared` runs it (on the driver, or
+through Core), with SQLAlchemy's own conversion of each column,
 and each entity's columns become an instance as the ORM's loading makes one:
 a new instance of the mapped class, its attributes as loaded (nothing to
 write), in the session's identity map.  An object the session holds already
@@ -19,6 +20,8 @@ from sqlalchemy import inspect
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import instance_state, set_committed_value
 from sqlmodel import Session, SQLModel
+
+from . import prepared
 
 M = TypeVar("M", bound=SQLModel)
 
@@ -68,7 +71,7 @@ def rows_as_objects(session: Session, statement: Any, params: dict[str, Any],
     the same rows, each entity an instance in ``session``."""
     if session.autoflush:
         session.flush()  # as the ORM's query would first (nothing, mostly: no statement)
-    result = session.connection().execute(statement, params).all()
+    result = prepared.rows(session.connection(), statement, params)
     out = []
     for row in result:
         values: list[Any] = []

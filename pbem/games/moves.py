@@ -13,7 +13,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from .. import rules
-from ..core import errors, metrics
+from ..core import errors, metrics, prepared
 from ..core.context import Context
 from ..core.db import autocommit_scope, begin_transaction
 from ..core.models import Game, GameStatus, MoveRecord, Outbox, Seat, table_of
@@ -140,7 +140,7 @@ def _view_then_write(ctx: Context, session: Session, game: Game, seats: list[Sea
                                            autopilot=False)
     _committed(game, values)  # what the view shows; if the write does not hold, the request ends here
     view = game_view(ctx, game, seats, seat, position=position)
-    stored, *ids = session.connection().execute(_at_once(len(mail)), params).one()
+    (stored, *ids), = prepared.rows(session.connection(), _at_once(len(mail)), params)
     if stored != 1:
         return None
     return view, outgoing(mail, ids)
