@@ -15,15 +15,19 @@ would differ: another database than PostgreSQL, a connection in a
 transaction (this path is for statements that commit by themselves, see
 :func:`pbem.core.db.autocommit_scope`), SQL echo, or anyone listening to the
 connection's cursor events (the tests that count statements, a tracer): they
-see every statement as before."""
+see every statement as before.  A driver error is handled by Core's own
+handler (a private method, the one Core's execution calls: a connection that
+died makes the whole pool reconnect, as ``pbem.core.db`` expects, and
+``handle_error`` listeners hear of it); ``tests/service/test_prepared.py``
+holds it to that."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError, StatementError
 
 
 @dataclass
@@ -36,28 +40,33 @@ class _Plan:
     columns: list[Callable[[Any], Any] | None] | None = field(default=None)
 
 
-_PLANS: dict[tuple[Any, str], _Plan] = {}
+#: Plans by statement, then by dialect: a statement passed here is built once
+#: (at import, or by an unbounded ``lru_cache``), so the table stays as small.
+_PLANS: dict[Any, dict[str, _Plan]] = {}
+_SQL_LOG = logging.getLogger("sqlalchemy.engine")
 
 
 def rows(conn: Connection, statement: Any, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
     """``conn.execute(statement, params).all()``: the same rows (tuples here),
     converted as Core converts them."""
     driver: Any = conn.connection.driver_connection
-    if (conn.dialect.name != "postgresql" or not getattr(driver, "autocommit", False) or conn.engine.echo
+    if (conn.dialect.driver != "psycopg" or not getattr(driver, "autocommit", False)
+            or conn.engine.echo or _SQL_LOG.isEnabledFor(logging.INFO)
             or conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute):
         return conn.execute(statement, params).all()
     plan = _plan(conn, statement)
     values = plan.compiled.construct_params(params)
     for name, convert in plan.binds.items():
         values[name] = convert(values[name])
+    cursor = driver.cursor()
     try:
-        with driver.cursor() as cursor:
-            cursor.execute(plan.sql, values, prepare=True)
-            found: list[tuple[Any, ...]] = cursor.fetchall()
-            if plan.columns is None:
-                plan.columns = _column_conversions(conn, plan, cursor.description)
-    except conn.dialect.loaded_dbapi.Error as e:
-        raise _as_core_raises(conn, plan, values, e) from e
+        cursor.execute(plan.sql, values, prepare=True)
+        found: list[tuple[Any, ...]] = cursor.fetchall()
+        if plan.columns is None:
+            plan.columns = _column_conversions(conn, plan, cursor.description)
+        cursor.close()
+    except BaseException as e:
+        conn._handle_dbapi_exception(e, plan.sql, values, cursor, None)
     columns = plan.columns
     if not any(columns):
         return found
@@ -66,8 +75,11 @@ def rows(conn: Connection, statement: Any, params: dict[str, Any]) -> Sequence[S
 
 def _plan(conn: Connection, statement: Any) -> _Plan:
     dialect = conn.dialect
-    key = (statement, f"{dialect.name}{dialect.server_version_info}")
-    plan = _PLANS.get(key)
+    plans = _PLANS.get(statement)
+    if plans is None:
+        plans = _PLANS[statement] = {}
+    key = f"{dialect.name}+{dialect.driver}{dialect.server_version_info}"
+    plan = plans.get(key)
     if plan is None:
         compiled = statement.compile(dialect=dialect)
         if "POSTCOMPILE" in compiled.string:
@@ -79,7 +91,7 @@ def _plan(conn: Connection, statement: Any) -> _Plan:
                 # Under the name it has in the SQL, as construct_params names it.
                 name = compiled.bind_names[bind]
                 binds[compiled.escaped_bind_names.get(name, name)] = convert
-        plan = _PLANS[key] = _Plan(compiled.string, compiled, binds)
+        plan = plans[key] = _Plan(compiled.string, compiled, binds)
     return plan
 
 
@@ -91,12 +103,3 @@ def _column_conversions(conn: Connection, plan: _Plan, description: Any) -> list
     return [column.type.dialect_impl(dialect).result_processor(dialect, described.type_code)
             for column, described in zip(columns, description)]
 
-
-def _as_core_raises(conn: Connection, plan: _Plan, values: dict[str, Any], error: Any) -> StatementError:
-    dbapi: Any = conn.dialect.loaded_dbapi
-    gone = conn.dialect.is_disconnect(error, conn.connection.dbapi_connection, None)
-    if gone:
-        conn.invalidate(error)
-    raised: StatementError = DBAPIError.instance(plan.sql, values, error, dbapi.Error, connection_invalidated=gone,
-                                                 dialect=conn.dialect)
-    return raised

@@ -179,7 +179,7 @@ _OUTBOX_FIELDS = ("kind", "event", "recipient", "game_id", "seat_id", "login_id"
                   "next_attempt_at", "status", "attempts", "language")
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=None)  # one per number of mails a move writes: a few (and pbem.core.prepared keeps each)
 def _at_once(rows: int) -> Any:
     """On PostgreSQL, a move that does not end the game in one statement: the game
     advanced under its ply guard, the move recorded and ``rows`` outbox rows
