@@ -101,3 +101,110 @@ def test_a_worker_runs_a_handed_off_row(broker_app: Any) -> None:
     finally:
         task_postrun.disconnect(record)
     assert seen and seen[0][0] == "pbem.deliver" and seen[0][1] == (987654,), seen
+
+
+def _pushes(broker_app: Any) -> tuple[Any, Any, redis.Redis, str]:
+    celery = broker_app.extensions["celery"]
+    handoff, task = celery.pbem_handoff, celery.tasks["pbem.deliver"]
+    return handoff, task, redis.Redis.from_url(celery.conf.broker_url), handoff.queue_of(task)
+
+
+def _rows_on(client: redis.Redis, queue: str) -> list[int]:
+    return sorted(json.loads(base64.b64decode(json.loads(m)["body"]))[0][0] for m in client.lrange(queue, 0, -1))
+
+
+def _client_id(handoff: Any) -> int:
+    """The Redis client id of the connection this thread's pushes go on."""
+    connection = handoff._held_here().connection
+    connection.send_command("CLIENT", "ID")
+    return int(connection.read_response())
+
+
+def test_a_push_after_redis_dropped_the_connection_arrives(broker_app: Any) -> None:
+    """The hand-off holds its connection between pushes: one that Redis closed
+    meanwhile (a restart, its idle time-out) is opened anew, the push not lost."""
+    handoff, task, client, queue = _pushes(broker_app)
+    handoff.publish(task, 1)
+    held = _client_id(handoff)
+    handoff.publish(task, 2)
+    assert _client_id(handoff) == held  # one connection, from push to push
+    killed = client.client_kill_filter(_type="normal", skipme=True)
+    assert killed >= 1
+    handoff.publish(task, 3)
+    assert _rows_on(client, queue) == [1, 2, 3]
+    assert _client_id(handoff) != held
+
+
+def test_threads_push_on_connections_of_their_own(broker_app: Any) -> None:
+    """gunicorn's threaded workers push from several threads at once: each on its
+    own connection, or their commands and replies would interleave."""
+    import threading
+
+    handoff, task, client, queue = _pushes(broker_app)
+    handoff.publish(task, 0)  # the main thread's connection, open before the others start
+    ids = [_client_id(handoff)]
+
+    def pushes(k: int) -> None:
+        for n in range(50):
+            handoff.publish(task, 100 * k + n)
+        ids.append(_client_id(handoff))
+
+    threads = [threading.Thread(target=pushes, args=(k,)) for k in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert _rows_on(client, queue) == [0] + [100 * k + n for k in range(1, 5) for n in range(50)]
+    assert len(set(ids)) == 5
+
+
+def test_a_forked_child_pushes_on_a_connection_of_its_own(broker_app: Any) -> None:
+    """A child made by fork (gunicorn's and Celery's workers) must not write on
+    the socket its parent holds: each pushes on its own."""
+    import os
+
+    handoff, task, client, queue = _pushes(broker_app)
+    handoff.publish(task, 1)
+    parent_id = _client_id(handoff)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            handoff.publish(task, 2)
+            os.write(write, str(_client_id(handoff)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    child_id = int(os.read(read, 64))
+    os.close(read)
+    handoff.publish(task, 3)
+    assert _rows_on(client, queue) == [1, 2, 3]
+    assert child_id != parent_id and _client_id(handoff) == parent_id  # the parent's own, unharmed
+
+
+def test_a_redis_that_does_not_answer_fails_the_push_once(broker_app: Any) -> None:
+    """A time-out is not retried (a hung Redis would hold the move for each try):
+    the push fails after BROKER_TIMEOUT, and the next one connects anew."""
+    import socket
+    import time
+
+    from pbem.workers.handoff import Handoff
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts, never answers
+    try:
+        celery = broker_app.extensions["celery"]
+        handoff = Handoff(celery, f"redis://127.0.0.1:{silent.getsockname()[1]}/0", 0.5)
+        task = celery.tasks["pbem.deliver"]
+        for _ in range(2):
+            started = time.monotonic()
+            with pytest.raises(redis.TimeoutError):
+                handoff.publish(task, 1)
+            assert 0.4 < time.monotonic() - started < 0.95  # one wait, not two
+    finally:
+        silent.close()
