@@ -6,14 +6,12 @@ Core costs each execution about 55 µs of Python besides the driver's own
 conversion), about a tenth of a move once its other costs were cut; on the
 driver the move's look-up and write together cost 160 µs less.  What Core
 adds is done here once: the statement compiled for the dialect, each bound
-value and each column converted by its type as Core converts them, a
-driver error raised as the ``sqlalchemy.exc`` error Core would raise (a
-connection that died invalidated as Core invalidates it).
+value and each column converted by its type as Core converts them.
 
 Core runs the statement instead whenever its own execution is wanted or
-would differ: another database than PostgreSQL, a connection in a
+would differ: another driver than psycopg (SQLite), a connection in a
 transaction (this path is for statements that commit by themselves, see
-:func:`pbem.core.db.autocommit_scope`), SQL echo, or anyone listening to the
+:func:`pbem.core.db.autocommit_scope`), SQL echo or logging, or anyone listening to the
 connection's cursor events (the tests that count statements, a tracer): they
 see every statement as before.  A driver error is handled by Core's own
 handler (a private method, the one Core's execution calls: a connection that

@@ -88,22 +88,17 @@ class Handoff:
         # tenth of the time (kombu reads either).
         body = orjson.dumps(message)
         held = self._held_here()
+        pushed_before, held.pushed = held.pushed, False
         try:
             _push(held.connection, queue, body)
         except redis.ConnectionError:
-            held.connection.disconnect()
-            if not held.pushed:
+            if not pushed_before:
                 raise
             # Redis closed the connection since the last push (a restart, its
             # idle time-out): once more, on a new one.  (A time-out is not
             # retried: a Redis that hangs fails the push, and the relay leaves
             # the row to the sweep, as before.)
-            held.pushed = False
             _push(held.connection, queue, body)
-        except BaseException:
-            held.connection.disconnect()  # in an unknown state: the next push connects anew
-            held.pushed = False
-            raise
         held.pushed = True
 
     def _held_here(self) -> Any:
@@ -125,5 +120,11 @@ class Handoff:
 
 
 def _push(connection: Any, queue: str, body: bytes) -> None:
-    connection.send_command("LPUSH", queue, body)
-    connection.read_response()  # raises Redis's refusal, if it refuses
+    try:
+        connection.send_command("LPUSH", queue, body)
+        connection.read_response()  # raises Redis's refusal, if it refuses
+    except BaseException:
+        # In an unknown state (a reply may be on its way): the next push
+        # connects anew rather than read this one's reply as its own.
+        connection.disconnect()
+        raise

@@ -9,6 +9,7 @@ whole games through it."""
 from __future__ import annotations
 
 import base64
+import time
 import json
 from datetime import datetime
 from typing import Any, Iterator
@@ -208,3 +209,26 @@ def test_a_redis_that_does_not_answer_fails_the_push_once(broker_app: Any) -> No
             assert 0.4 < time.monotonic() - started < 0.95  # one wait, not two
     finally:
         silent.close()
+
+
+def test_a_push_that_timed_out_leaves_no_answer_for_the_next(broker_app: Any) -> None:
+    """Redis may answer a push after it gave up waiting: that answer must not be
+    read as the next command's (the connection is dropped, the next connects anew)."""
+    from pbem.workers.handoff import Handoff
+
+    celery = broker_app.extensions["celery"]
+    handoff = Handoff(celery, celery.conf.broker_url, 0.3)
+    task = celery.tasks["pbem.deliver"]
+    client = redis.Redis.from_url(celery.conf.broker_url)
+    queue = handoff.queue_of(task)
+    handoff.publish(task, 1)
+    client.client_pause(600, all=False)  # writes wait 0.6 s: longer than the push's 0.3
+    with pytest.raises(redis.TimeoutError):
+        handoff.publish(task, 2)
+    time.sleep(0.5)  # the pause is over
+    handoff.publish(task, 3)
+    assert _client_id(handoff) != 1  # a client id, not the late answer to a push
+    # The connection that gave up was closed, so Redis dropped the push it held
+    # back (had it stayed open, 2 would be pushed now and its answer read by 3's
+    # push): row 2 is the outbox sweep's, as for any failed push.
+    assert _rows_on(client, queue) == [1, 3]
