@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import psycopg
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from pbem.core import db
-from tests.support.config import POSTGRES_ADMIN
+from tests.support.backends import kill_backend
 
 
 @pytest.fixture
@@ -28,15 +27,10 @@ def _backend(engine: Engine) -> int:
         return int(session.execute(text("SELECT pg_backend_pid()")).scalar_one())
 
 
-def _kill(pid: int) -> None:
-    with psycopg.connect(POSTGRES_ADMIN.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
-        assert conn.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone() == (True,)
-
-
 def test_a_connection_that_died_while_it_rested_is_replaced(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(db, "IDLE_PING_SECONDS", 0.0)
     first = _backend(engine)
-    _kill(first)
+    kill_backend(first)
     second = _backend(engine)  # the ping found the dead one: a fresh connection, no error
     assert second != first
 
@@ -47,7 +41,7 @@ def test_a_connection_in_steady_use_is_not_pinged(engine: Engine, monkeypatch: p
     # SQLAlchemy then drops the pool, and the next request is served.
     monkeypatch.setattr(db, "IDLE_PING_SECONDS", 3600.0)
     first = _backend(engine)
-    _kill(first)
+    kill_backend(first)
     with pytest.raises(OperationalError):
         _backend(engine)
     assert _backend(engine) != first

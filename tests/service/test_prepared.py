@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-import psycopg
 import pytest
 from sqlalchemy import Integer, String, bindparam, cast, event, exc, text
 from sqlalchemy.engine import Connection
@@ -16,7 +15,7 @@ from pbem.core import prepared, tokens
 from pbem.core.db import session_scope
 from pbem.core.models import GameStatus, MailChoice, Seat
 from pbem.games import lookup
-from tests.support.config import POSTGRES_ADMIN
+from tests.support.backends import kill_backend
 from tests.support.games import db_id, new_game, seat_tokens
 
 
@@ -109,12 +108,6 @@ def _backend(conn: Connection) -> int:
     return pid
 
 
-def _kill(pid: int) -> None:
-    """From outside the pool, whose connections are the ones to die."""
-    with psycopg.connect(POSTGRES_ADMIN.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
-        assert conn.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone() == (True,)
-
-
 def test_a_connection_that_died_resets_the_pool_as_core_does(ctx: Any) -> None:
     """A dead connection tells Core that the server went away: every pooled
     connection is dropped, not only the one that failed (pbem/core/db.py counts
@@ -126,7 +119,7 @@ def test_a_connection_that_died_resets_the_pool_as_core_does(ctx: Any) -> None:
     pids = [_backend(first), _backend(second)]
     second.close()  # back in the pool, its server process about to die too
     for pid in pids:
-        _kill(pid)
+        kill_backend(pid)
     heard: list[bool] = []
     event.listen(ctx.engine, "handle_error", lambda context: heard.append(context.is_disconnect))
     with pytest.raises(exc.OperationalError) as raised:
