@@ -67,7 +67,7 @@ def _one(ctx: Any, with_premoves: bool, rng: random.Random) -> float | None:
         if row is not None:
             deliver(ctx, row, transport)
     took = time.perf_counter() - started
-    if not any(str(m["X-PBEM-Kind"]) == "turn" for m in transport.sent):
+    if not any(str(m.get("X-PBEM-Kind")) == "turn" for m in transport.sent):
         return None  # the game ended with this move: no turn mail to time
     return took
 
