@@ -140,7 +140,10 @@ class Infra:
         """Serve ``app`` with gunicorn on a free loopback port; returns the base URL once
         it answers."""
         port = free_port()
-        argv = [str(BIN / "gunicorn"), "-b", f"{HOST}:{port}", "-w", str(workers), "-k", worker_class,
+        # The production command's settings (README, "Running it in public"): its hooks
+        # are part of what is measured, the floor's server started the same way.
+        argv = [str(BIN / "gunicorn"), "-c", "python:pbem.gunicorn_conf",
+                "-b", f"{HOST}:{port}", "-w", str(workers), "-k", worker_class,
                 "--threads", str(threads), "--keep-alive", "30", "--backlog", "256",
                 "--graceful-timeout", "3", "--log-level", "warning", app]
         proc = self.spawn(label, argv, env)
