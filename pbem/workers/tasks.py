@@ -9,6 +9,7 @@ retries itself only for short waits; anything longer is left to the sweep."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -18,7 +19,7 @@ from typing import Any, Callable, Iterable
 from celery import Celery, Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.schedules import crontab
-from celery.signals import celeryd_after_setup, worker_process_shutdown, worker_shutdown
+from celery.signals import celeryd_after_setup, worker_process_init, worker_process_shutdown, worker_shutdown
 from flask import Flask, current_app
 from sqlalchemy.exc import OperationalError
 
@@ -314,6 +315,18 @@ def _close_smtp(**_: Any) -> None:
 # A pool process stopping (prefork), and a worker stopping (its own process's).
 worker_process_shutdown.connect(_close_smtp)
 worker_shutdown.connect(_close_smtp)
+
+
+def _freeze_start(**_: Any) -> None:
+    """A pool process, just forked, puts what it was started with (the app, its
+    imports, the board) out of the garbage collector's sight: those live as long
+    as the process, and every full collection walked them all to free nothing
+    (as gunicorn's workers do, pbem.gunicorn_conf)."""
+    gc.collect()
+    gc.freeze()
+
+
+worker_process_init.connect(_freeze_start)
 
 
 def celery_init_app(app: Flask) -> Celery:

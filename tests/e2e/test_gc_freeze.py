@@ -1,10 +1,12 @@
 """gunicorn started as the README starts it (``-c python:pbem.gunicorn_conf``)
 freezes what a worker made to start out of the garbage collector's sight: a
 full collection walked all of it on every turn, to free nothing, and held a
-request up by about 100 ms every 50 to 60 lobby listings (bench, lobby)."""
+request up by about 100 ms every 50 to 60 lobby listings (bench, lobby).  A
+Celery pool process does the same once forked."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -12,6 +14,7 @@ import time
 from pathlib import Path
 
 import requests
+from celery.signals import worker_process_init
 
 from tests.support.config import SECRET
 from tests.support.smtp import free_port
@@ -61,3 +64,16 @@ def test_the_worker_freezes_what_it_made_to_start(sqlite_url: str, tmp_path: Pat
     # With it, those are frozen; what the first requests made is all it walks.
     assert with_hook["frozen"] > without["tracked"] // 2, (with_hook, without)
     assert with_hook["tracked"] < without["tracked"] // 4, (with_hook, without)
+
+
+def test_a_celery_pool_process_freezes_what_it_was_started_with() -> None:
+    import pbem.workers.tasks  # noqa: F401  (connects the signal, as the worker's app does)
+
+    assert gc.get_freeze_count() == 0
+    try:
+        # What Celery's prefork pool sends in each child it forks.
+        worker_process_init.send(sender=None)
+        assert gc.get_freeze_count() > 50_000
+        assert len(gc.get_objects()) < gc.get_freeze_count() // 4
+    finally:
+        gc.unfreeze()
