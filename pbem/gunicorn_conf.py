@@ -17,9 +17,11 @@ collection walked it all again, about 190,000 objects and 80 ms on the bench's
 machine, to free none of it.  A full collection came every 50 to 60 requests
 of the lobby listing and held that one request up by 100 ms: the listing's p99
 was a collection's length.  Once the worker has loaded the app, those objects
-are frozen out of the collector's sight (:func:`gc.freeze`, as Python's
-documentation advises for forked servers).  Every other setting stays on
-gunicorn's command line."""
+are frozen out of the collector's sight (:func:`gc.freeze`).  (Python's
+documentation suggests freezing in the parent before the fork, to keep pages
+shared with it; without ``--preload`` gunicorn's master holds no app to share,
+so the freeze is the worker's own.)  Every other setting stays on gunicorn's
+command line."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ import time
 from datetime import timedelta
 from typing import Any, Callable, Iterable
 
+from billiard.process import current_process  # type: ignore[import-untyped]  # no type information
 from celery import Celery, Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.schedules import crontab
@@ -318,10 +319,15 @@ worker_shutdown.connect(_close_smtp)
 
 
 def _freeze_start(**_: Any) -> None:
-    """A pool process, just forked, puts what it was started with (the app, its
-    imports, the board) out of the garbage collector's sight: those live as long
-    as the process, and every full collection walked them all to free nothing
-    (as gunicorn's workers do, pbem.gunicorn_conf)."""
+    """A prefork pool process, just forked, puts what it was started with (the
+    app, its imports, the board) out of the garbage collector's sight: those live
+    as long as the process, and every full collection walked them all to free
+    nothing (as gunicorn's workers do, pbem.gunicorn_conf).  Not the worker's own
+    process, which the solo pool also sends this in: that may be a program that
+    made a worker among other things (the tests do), whose heap is not all for
+    life."""
+    if current_process().name == "MainProcess":
+        return
     gc.collect()
     gc.freeze()
 

@@ -1,5 +1,5 @@
 """The web app as gunicorn serves it, with one more path: ``/__gc`` answers
-what the worker's garbage collector holds (tests/e2e/test_gunicorn_gc.py)."""
+what the worker's garbage collector holds (tests/e2e/test_gc_freeze.py)."""
 
 from __future__ import annotations
 
