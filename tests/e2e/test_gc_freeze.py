@@ -30,7 +30,7 @@ def _serve(sqlite_url: str, tmp_path: Path, *config: str) -> tuple[subprocess.Po
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PBEM_DATABASE_URL": sqlite_url, "PBEM_SECRET_KEY": SECRET, "PBEM_BASE_URL": base}
     proc = subprocess.Popen([str(GUNICORN), "-w", "1", "-b", f"127.0.0.1:{port}", *config,
-                             "--pythonpath", str(ROOT), "tests.support.gc_probe:app"], env=env, cwd=tmp_path,
+                             "--pythonpath", str(ROOT), "tests.support.gc_probe:make()"], env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30
     while True:
