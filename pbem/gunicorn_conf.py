@@ -13,7 +13,7 @@ live gauges.
 
 And the worker's garbage collector: what the worker made to start (the app, its
 imports, the board's tables) lives as long as the worker, but every full
-collection walked it all again, about 190,000 objects and 80 ms on the bench's
+collection walked it all again, about 170,000 objects and 80 ms on the bench's
 machine, to free none of it.  A full collection came every 50 to 60 requests
 of the lobby listing and held that one request up by 100 ms: the listing's p99
 was a collection's length.  Once the worker has loaded the app, those objects
