@@ -11,13 +11,9 @@ count files are cleared when the server starts (counts from a previous run
 would be summed with this one's), and a worker that exits hands back its
 live gauges.
 
-And the worker's garbage collector: what the worker made to start (the app, its
-imports, the board's tables) lives as long as the worker, but every full
-collection walked it all again, about 170,000 objects and 80 ms on the bench's
-machine, to free none of it.  A full collection came every 50 to 60 requests
-of the lobby listing and held that one request up by 100 ms: the listing's p99
-was a collection's length.  Once the worker has loaded the app, those objects
-are frozen out of the collector's sight (:func:`gc.freeze`).  (Python's
+And the worker's garbage collector: once the worker has loaded the app, what
+it made to start is frozen out of the collector's sight
+(:func:`pbem.core.heap.freeze_started`, which says why).  (Python's
 documentation suggests freezing in the parent before the fork, to keep pages
 shared with it; without ``--preload`` gunicorn's master holds no app to share,
 so the freeze is the worker's own.)  Every other setting stays on gunicorn's
@@ -25,13 +21,13 @@ command line."""
 
 from __future__ import annotations
 
-import gc
 import os
 from pathlib import Path
 from typing import Any
 
 from gunicorn.glogging import Logger  # type: ignore[import-untyped]  # no type information
 
+from .core.heap import freeze_started
 from .core.logs import redact_access
 
 
@@ -64,6 +60,4 @@ def child_exit(server: Any, worker: Any) -> None:
 def post_worker_init(worker: Any) -> None:
     # After the app is loaded (gunicorn calls this once the worker imported it),
     # before the first request: what exists now is the worker's for its life.
-    # The garbage of the start is collected first, so that it is not kept.
-    gc.collect()
-    gc.freeze()
+    freeze_started()

@@ -40,7 +40,7 @@ class _Plan:
 
 #: Plans by statement, then by dialect: a statement passed here is built once
 #: (at import, or by an unbounded ``lru_cache``), so the table stays as small.
-_PLANS: dict[Any, dict[str, _Plan]] = {}
+_PLANS: dict[Any, dict[tuple[Any, ...], _Plan]] = {}
 _SQL_LOG = logging.getLogger("sqlalchemy.engine")
 
 
@@ -73,10 +73,8 @@ def rows(conn: Connection, statement: Any, params: dict[str, Any]) -> Sequence[S
 
 def _plan(conn: Connection, statement: Any) -> _Plan:
     dialect = conn.dialect
-    plans = _PLANS.get(statement)
-    if plans is None:
-        plans = _PLANS[statement] = {}
-    key = f"{dialect.name}+{dialect.driver}{dialect.server_version_info}"
+    plans = _PLANS.setdefault(statement, {})
+    key = (dialect.name, dialect.driver, dialect.server_version_info)
     plan = plans.get(key)
     if plan is None:
         compiled = statement.compile(dialect=dialect)

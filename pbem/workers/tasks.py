@@ -9,7 +9,6 @@ retries itself only for short waits; anything longer is left to the sweep."""
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
@@ -27,6 +26,7 @@ from sqlalchemy.exc import OperationalError
 from . import broker as redis_broker, clock, daily_mail as daily
 from .handoff import Handoff
 from ..core.config import DEFAULTS, DELIVERY_TIME_LIMIT
+from ..core.heap import freeze_started
 from ..core.app_context import context
 from ..core.models import DeliveryOutcome
 from ..core.outbox import posts_among
@@ -319,17 +319,13 @@ worker_shutdown.connect(_close_smtp)
 
 
 def _freeze_start(**_: Any) -> None:
-    """A prefork pool process, just forked, puts what it was started with (the
-    app, its imports, the board) out of the garbage collector's sight: those live
-    as long as the process, and every full collection walked them all to free
-    nothing (as gunicorn's workers do, pbem.gunicorn_conf).  Not the worker's own
-    process, which the solo pool also sends this in: that may be a program that
-    made a worker among other things (the tests do), whose heap is not all for
-    life."""
-    if current_process().name == "MainProcess":
-        return
-    gc.collect()
-    gc.freeze()
+    """A prefork pool process, just forked, freezes what it was started with
+    (:func:`pbem.core.heap.freeze_started`), as gunicorn's workers do.  Not the
+    worker's own process, which the solo pool also sends this in: that may be a
+    program that made a worker among other things (the tests do), whose heap is
+    not all for life."""
+    if current_process().name != "MainProcess":
+        freeze_started()
 
 
 worker_process_init.connect(_freeze_start)
