@@ -231,7 +231,7 @@ def _writes(ctx: Context, game: Game, seats: list[Seat], seat: Seat, position: r
     over = position.is_over()
     charge_clock(game, seat, now)
     values: dict[str, Any] = dict(
-        ply=position.ply, state=snapshots.write(position), turn_seat=position.turn,
+        ply=position.ply, state=snapshots.write(position, game.state), turn_seat=position.turn,
         deadline=deadline_for(ctx, game, seats, position, now),
         turn_started_at=None if position.turn is None else turn_start(seats[position.turn], now),
         reminded_for=None, status=GameStatus.FINISHED if over else game.status,

@@ -522,6 +522,15 @@ class Game:
             "clans": list(self.clans),
             "first": self.first,
             "setup": {str(k): list(v) for k, v in self.setup.items()},
+            **self.moving_json(),
+        }
+
+    def moving_json(self, history_from: int = 0) -> dict[str, Any]:
+        """The snapshot's parts that moves change, in its order: the huts, the
+        villages, the scores, the chips, the history's entries from move
+        ``history_from`` on (an entry never changes once played) and the end.
+        The parts before them are the same for the whole game."""
+        return {
             "huts": {str(tid): h for tid, h in self.position().items()},
             "villages": [_village_json(v) for v in self.villages],
             "clan_scores": list(self.clan_scores),
@@ -529,7 +538,7 @@ class Game:
             "history": [
                 {"seat": p.seat, "move": str(p.move), "order": list(p.order),
                  "villages": list(p.villages), "explicit": p.explicit_order}
-                for p in self.history
+                for p in self.history[history_from:]
             ],
             "end": self.end,
         }

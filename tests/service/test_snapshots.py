@@ -36,6 +36,50 @@ def test_every_position_of_played_games_is_written_as_json_dumps_writes_it(playe
     assert positions > 12 * 30
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_position_written_on_its_earlier_snapshot_is_json_dumps_of_it(players: int) -> None:
+    # A move's writes hand over the snapshot the position was read from
+    # (pbem.games.moves): its head and history are kept, and the text must be
+    # the one a whole write makes, however many moves were played since.
+    rng = random.Random(10 + players)
+    reused = 0
+    for _ in range(6):
+        game = deal_game(tuple(NAMES[:players]), rng).game()
+        earlier = [snapshots.write(game)]
+        while True:
+            expected = json.dumps(game.to_json())
+            for gap in (1, 2, 3, 7):
+                if gap <= len(earlier):
+                    previous = earlier[-gap]
+                    assert snapshots.write(game, previous) == expected, f"ply {game.ply}, {gap} back"
+                    reused += snapshots._write_on(game, previous) is not None
+            earlier.append(expected)
+            moves = list(game.legal_moves())
+            if not moves:
+                break
+            game.push(rng.choice(moves))
+    assert reused > 6 * 30 * 3  # the kept parts were used, not the whole write every time
+
+
+def test_a_text_of_a_point_the_position_has_not_passed_is_not_built_on() -> None:
+    rng = random.Random(7)
+    game = deal_game(("ann", "bob", "cy"), rng).game()
+    for _ in range(6):
+        game.push(rng.choice(list(game.legal_moves())))
+    expected = json.dumps(game.to_json())
+    ahead = game.copy()
+    ahead.push(rng.choice(list(ahead.legal_moves())))
+    # Another line of play from the same deal: as many moves, the last one different.
+    other = game.copy()
+    other.history[-1] = other.history[-1]._replace(move=next(m for m in other.legal_moves()
+                                                              if m != game.history[-1].move))
+    texts = {"a later point": snapshots.write(ahead), "another last move": json.dumps(other.to_json()),
+             "not a snapshot": "{}", "nothing": "", "no head": json.dumps({"history": [], "end": None})}
+    for what, previous in texts.items():
+        assert snapshots._write_on(game, previous) is None, what
+        assert snapshots.write(game, previous) == expected, what
+
+
 class _Written:
     """A snapshot the rules would never make: a word JSON escapes where only
     the rules' words are expected."""
