@@ -159,6 +159,47 @@ def test_threads_push_on_connections_of_their_own(broker_app: Any) -> None:
     assert len(set(ids)) == 5
 
 
+def test_each_thread_writes_the_message_apply_async_writes_in_it(broker_app: Any) -> None:
+    """The relay's message is written from a shape kept per thread: in each,
+    what apply_async writes there (its reply-to is the thread's), with ids of
+    its own and the row's number, however many rows went before."""
+    import threading
+
+    celery = broker_app.extensions["celery"]
+    handoff, task, client, queue = _pushes(broker_app)
+    seen: list[tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]] = []
+    wrote, end = threading.Semaphore(0), threading.Event()
+
+    def writes(first: int) -> None:
+        with broker_app.app_context():
+            task.apply_async((first,), retry=False)
+            celerys = _written(client, queue)
+            ours = []
+            for row in (first, first + 1, first + 2):
+                handoff.publish(task, row)
+                ours.append(_written(client, queue))
+        seen.append((celerys, ours[0], ours))
+        wrote.release()
+        end.wait(10)  # alive until all have written: each thread a distinct one
+
+    threads = [threading.Thread(target=writes, args=(k * 1000,)) for k in range(3)]
+    for t in threads:  # one at a time, so that each reads its own messages
+        t.start()
+        assert wrote.acquire(timeout=10)
+    end.set()
+    for t in threads:
+        t.join()
+    assert len(seen) == 3 and len({c["properties"]["reply_to"] for c, _, _ in seen}) == 3
+    for celerys, first, ours in seen:
+        assert _masked(first) == _masked(celerys)
+        rows = [json.loads(base64.b64decode(m["body"]))[0][0] for m in ours]
+        assert rows == [rows[0], rows[0] + 1, rows[0] + 2]
+        assert [m["headers"]["argsrepr"] for m in ours] == [f"({r},)" for r in rows]
+        for m in ours:
+            assert m["headers"]["id"] == m["headers"]["root_id"] == m["properties"]["correlation_id"]
+        assert len({m["headers"]["id"] for m in ours} | {m["properties"]["delivery_tag"] for m in ours}) == 6
+
+
 def test_a_forked_child_pushes_on_a_connection_of_its_own(broker_app: Any) -> None:
     """A child made by fork (gunicorn's and Celery's workers) must not write on
     the socket its parent holds: each pushes on its own."""
