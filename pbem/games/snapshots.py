@@ -85,6 +85,7 @@ def _plain_part(value: Any) -> bytes | None:
 # first, set-up) ends where the huts begin; the history is the last list, and
 # the end follows it.  None of these marks can be inside a string: json.dumps
 # puts a backslash before every quote in one.
+_FORMAT = b'{"format": "clans-state/1", "board": '
 _HUTS = b', "huts": '
 _HISTORY = b', "history": ['
 _END = b'], "end": '
@@ -102,8 +103,14 @@ def _write_on(position: rules.Game, previous: str) -> str | None:
     played entry of the history, and writing them was two fifths of a
     snapshot's time, more as the history grows (issue 34).  The text must be
     of a point the position has passed: it may not hold more moves than the
-    position, and its last entry is written again and compared."""
+    position, and its last entry is written again and compared (a text with
+    no move yet has none to compare).  The head is taken as it is, so the
+    text is ``json.dumps``'s as long as reading a snapshot and writing it
+    again gives back its head, which holds for every snapshot this version
+    writes; one of another format is written whole."""
     old = previous.encode()
+    if not old.startswith(_FORMAT):
+        return None
     head = old.find(_HUTS)
     at_history = old.rfind(_HISTORY)
     at_end = old.rfind(_END)

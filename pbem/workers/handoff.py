@@ -92,25 +92,29 @@ class Handoff:
     def written(self, task: Task, row_id: int, expires: float | None = None) -> tuple[str, bytes]:
         """The queue and the bytes pushed for :meth:`message`'s message: the
         document kombu's json writes, without its spaces (kombu reads either)."""
-        if expires is not None:
+        shape = None if expires is not None else self._shape_of(task)
+        if shape is None:
             queue, message = self.message(task, row_id, expires)
             return queue, orjson.dumps(message)
         # The relay's message (no expiry) differs from one row to the next only
         # in its ids and its row: written once as orjson writes it, with marks
         # where those go, and filled in.  Building and writing the whole
         # document took a move 50-70 µs under load (issue 34).  Kept by thread
-        # and process, as the message's reply-to and origin name them.
-        shapes = self._held_here().shapes
-        shape = shapes.get(task.name)
-        if shape is None:
-            shape = shapes[task.name] = self._shape(task)
+        # and process, as the message's reply-to names them; the task's limits
+        # are read when the shape is made.
         queue, pieces = shape
         task_id, tag = str(uuid.uuid4()).encode(), str(uuid.uuid4()).encode()
-        fills = {_ID: task_id, _TAG: tag, _ARGS: b"(%d,)" % row_id,
-                 _BODY: base64.b64encode(b"[[%d], {}, %s]" % (row_id, _EMBED_JSON))}
+        fills = {_ID: task_id, _TAG: tag, _ARGS: f"({row_id!r},)".encode(),
+                 _BODY: base64.b64encode(b"[[%s], {}, %s]" % (json.dumps(row_id).encode(), _EMBED_JSON))}
         return queue, b"".join(fills[p] if isinstance(p, int) else p for p in pieces)
 
-    def _shape(self, task: Task) -> tuple[str, list[bytes | int]]:
+    def _shape_of(self, task: Task) -> tuple[str, list[bytes | int]] | None:
+        shapes = self._held_here().shapes
+        if task.name not in shapes:
+            shapes[task.name] = self._shape(task)
+        return shapes[task.name]
+
+    def _shape(self, task: Task) -> tuple[str, list[bytes | int]] | None:
         queue, message = self.message(task, 0)
         headers, properties = message["headers"], message["properties"]
         headers["id"] = headers["root_id"] = properties["correlation_id"] = _MARKS[_ID]
@@ -121,6 +125,10 @@ class Handoff:
         pieces: list[bytes | int] = []
         for mark in re.split(b"(%s)" % b"|".join(re.escape(m.encode()) for m in _MARKS.values()), text):
             pieces.append(_MARK_OF.get(mark, mark))
+        # Each mark where it was put, and nowhere else: a task or host name
+        # that held one would be filled in, so such a message is built whole.
+        if sorted(p for p in pieces if isinstance(p, int)) != [_ID, _ID, _ID, _TAG, _ARGS, _BODY]:
+            return None
         return queue, pieces
 
     def publish(self, task: Task, row_id: int, expires: float | None = None) -> None:

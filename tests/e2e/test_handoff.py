@@ -200,6 +200,28 @@ def test_each_thread_writes_the_message_apply_async_writes_in_it(broker_app: Any
         assert len({m["headers"]["id"] for m in ours} | {m["properties"]["delivery_tag"] for m in ours}) == 6
 
 
+def test_a_message_that_holds_a_mark_of_the_shape_is_written_whole(broker_app: Any) -> None:
+    # The shape's marks are plain text: a task name holding one would have it
+    # filled in, so such a task's messages are built field by field.
+    celery = broker_app.extensions["celery"]
+    handoff = celery.pbem_handoff
+
+    def marked(row_id: int) -> None:
+        pass
+
+    task = celery.task(name="pbem.test.pbem-mark-id", shared=False, lazy=False)(marked)
+    try:
+        with broker_app.app_context():
+            assert handoff._shape(task) is None
+            queue, written = handoff.written(task, 5)
+    finally:
+        celery.tasks.unregister(task.name)
+    message = json.loads(written)
+    assert message["headers"]["task"] == "pbem.test.pbem-mark-id"
+    assert message["headers"]["argsrepr"] == "(5,)"
+    assert json.loads(base64.b64decode(message["body"]))[0] == [5]
+
+
 def test_a_forked_child_pushes_on_a_connection_of_its_own(broker_app: Any) -> None:
     """A child made by fork (gunicorn's and Celery's workers) must not write on
     the socket its parent holds: each pushes on its own."""

@@ -74,7 +74,8 @@ def test_a_text_of_a_point_the_position_has_not_passed_is_not_built_on() -> None
     other.history[-1] = other.history[-1]._replace(move=next(m for m in other.legal_moves()
                                                               if m != game.history[-1].move))
     texts = {"a later point": snapshots.write(ahead), "another last move": json.dumps(other.to_json()),
-             "not a snapshot": "{}", "nothing": "", "no head": json.dumps({"history": [], "end": None})}
+             "not a snapshot": "{}", "nothing": "", "no head": json.dumps({"history": [], "end": None}),
+             "another format": expected.replace('"clans-state/1"', '"clans-state/0"', 1)}
     for what, previous in texts.items():
         assert snapshots._write_on(game, previous) is None, what
         assert snapshots.write(game, previous) == expected, what
