@@ -109,7 +109,7 @@ class Handoff:
         return queue, b"".join(fills[p] if isinstance(p, int) else p for p in pieces)
 
     def _shape_of(self, task: Task) -> tuple[str, list[bytes | int]] | None:
-        shapes = self._held_here().shapes
+        shapes: dict[str, tuple[str, list[bytes | int]] | None] = self._held_here().shapes
         if task.name not in shapes:
             shapes[task.name] = self._shape(task)
         return shapes[task.name]
