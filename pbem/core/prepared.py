@@ -72,10 +72,10 @@ def rows(conn: Connection, statement: Any, params: dict[str, Any]) -> Sequence[S
     # columns, of which few convert (a generator over all of them cost it 20 µs).
     converted = []
     for row in found:
-        values = list(row)
+        cells = list(row)
         for at, convert in columns:
-            values[at] = convert(values[at])
-        converted.append(tuple(values))
+            cells[at] = convert(cells[at])
+        converted.append(tuple(cells))
     return converted
 
 

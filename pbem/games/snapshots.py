@@ -65,7 +65,7 @@ def write(position: rules.Game, previous: str | None = None) -> str:
                 return json.dumps(data)
         else:
             part = json.dumps(value).encode()
-        parts.append(b"%s: %s" % (json.dumps(key).encode(), part))
+        parts.append(_named(key, part))
     return (b"{" + b", ".join(parts) + b"}").decode()
 
 
@@ -90,8 +90,9 @@ _HUTS = b', "huts": '
 _HISTORY = b', "history": ['
 _END = b'], "end": '
 _ENTRY = b'{"seat": '
-#: The moving parts' names as json.dumps writes them.
-_KEYS = {key: json.dumps(key).encode() for key in ("huts", "villages", "clan_scores", "chips", "history", "end")}
+#: The parts' names as json.dumps writes them.
+_KEYS = {key: json.dumps(key).encode() for key in ("format", "board", "players", "clans", "first", "setup", "huts",
+                                                   "villages", "clan_scores", "chips", "history", "end")}
 
 
 def _write_on(position: rules.Game, previous: str) -> str | None:
@@ -134,8 +135,13 @@ def _write_on(position: rules.Game, previous: str) -> str | None:
             return None
         if key == "history" and known:
             part = b"[" + entries + (b", " + part[1:] if history else b"]")
-        parts.append(b"%s: %s" % (_KEYS.get(key) or json.dumps(key).encode(), part))
+        parts.append(_named(key, part))
     return (b", ".join(parts) + b"}").decode()
+
+
+def _named(key: str, part: bytes) -> bytes:
+    """A part of the snapshot with its name, as json.dumps writes the pair."""
+    return b"%s: %s" % (_KEYS.get(key) or json.dumps(key).encode(), part)
 
 
 def read(text: str) -> rules.Game:

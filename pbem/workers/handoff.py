@@ -92,7 +92,10 @@ class Handoff:
     def written(self, task: Task, row_id: int, expires: float | None = None) -> tuple[str, bytes]:
         """The queue and the bytes pushed for :meth:`message`'s message: the
         document kombu's json writes, without its spaces (kombu reads either)."""
-        shape = None if expires is not None else self._shape_of(task)
+        return self._written(self._held_here(), task, row_id, expires)
+
+    def _written(self, held: Any, task: Task, row_id: int, expires: float | None) -> tuple[str, bytes]:
+        shape = None if expires is not None else self._shape_of(held, task)
         if shape is None:
             queue, message = self.message(task, row_id, expires)
             return queue, orjson.dumps(message)
@@ -108,8 +111,8 @@ class Handoff:
                  _BODY: base64.b64encode(b"[[%s], {}, %s]" % (json.dumps(row_id).encode(), _EMBED_JSON))}
         return queue, b"".join(fills[p] if isinstance(p, int) else p for p in pieces)
 
-    def _shape_of(self, task: Task) -> tuple[str, list[bytes | int]] | None:
-        shapes: dict[str, tuple[str, list[bytes | int]] | None] = self._held_here().shapes
+    def _shape_of(self, held: Any, task: Task) -> tuple[str, list[bytes | int]] | None:
+        shapes: dict[str, tuple[str, list[bytes | int]] | None] = held.shapes
         if task.name not in shapes:
             shapes[task.name] = self._shape(task)
         return shapes[task.name]
@@ -132,8 +135,8 @@ class Handoff:
         return queue, pieces
 
     def publish(self, task: Task, row_id: int, expires: float | None = None) -> None:
-        queue, body = self.written(task, row_id, expires)
         held = self._held_here()
+        queue, body = self._written(held, task, row_id, expires)
         pushed_before, held.pushed = held.pushed, False
         try:
             _push(held.connection, queue, body)
